@@ -1,0 +1,32 @@
+-- Apply one metric event atomically and say everything the response needs.
+-- KEYS: 1 config, 2 user, 3 idempotency bucket, 4 change stream, 5 tenant stats
+-- ARGV: 1 config version, 2 metric slot, 3 value, 4 now (ms), 5 idempotency
+--       member ('' when none), 6 zone the periods were computed in,
+--       7 user patch (JSON object), 8 event record (JSON, for the stream)
+-- Replies: {'STALE'} | {'TZ', zone} | {'REPLAY', total} | {'OK', total}
+local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local total_field = 'm' .. slot
+
+if config_is_stale(cfg, ver) then return {'STALE'} end
+
+-- A replay changes nothing, not even the profile sent with it.
+if member ~= '' and redis.call('SISMEMBER', idem, member) == 1 then
+  return {'REPLAY', redis.call('HGET', user, total_field) or '0'}
+end
+
+-- Periods are computed by the caller in the user's zone; make sure it guessed
+-- the zone this event will be counted in.
+local patch = cjson.decode(ARGV[7])
+local effective = patch['tz']
+if effective == nil then effective = redis.call('HGET', user, 'tz') end
+if effective == nil or effective == '' then effective = 'UTC' end
+if effective ~= zone then return {'TZ', effective} end
+
+local created, changed = apply_user_patch(user, stats, patch, now)
+local total = fmt_total(tonumber(redis.call('HGET', user, total_field) or '0') + tonumber(value))
+redis.call('HSET', user, total_field, total)
+if member ~= '' then redis.call('SADD', idem, member) end
+redis.call('XADD', stream, '*', 'k', 'ev', 'e', ARGV[8], 't', total,
+  'c', created and now or '', 'p', changed and ARGV[7] or '')
+return {'OK', total}

@@ -1,0 +1,43 @@
+import type { IValidation } from 'typia';
+import { badRequest } from '../../http/errors';
+import { describe, intParam } from '../../http/body';
+
+/** A per-item problem in a batch request, in Trophy's shape. */
+export interface AdminIssue {
+  id?: string;
+  index?: number;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export const MAX_BATCH = 100;
+
+/**
+ * Split a batch body into items that passed validation and issues for those
+ * that did not. The body itself must be an array of at most 100 items.
+ */
+export function parseBatch<T>(body: unknown, validate: (x: unknown) => IValidation<T>): { items: { index: number; item: T }[]; issues: AdminIssue[] } {
+  if (!Array.isArray(body)) throw badRequest('The request body must be a JSON array');
+  if (body.length === 0) throw badRequest('The request body must contain at least one item');
+  if (body.length > MAX_BATCH) throw badRequest(`At most ${MAX_BATCH} items per request`);
+  const items: { index: number; item: T }[] = [];
+  const issues: AdminIssue[] = [];
+  body.forEach((raw, index) => {
+    const r = validate(raw);
+    if (r.success) items.push({ index, item: r.data });
+    else issues.push({ index, severity: 'error', message: describe(r.errors, 'item') });
+  });
+  return { items, issues };
+}
+
+export const issueAt = (index: number, message: string): AdminIssue => ({ index, severity: 'error', message });
+export const issueFor = (id: string, message: string): AdminIssue => ({ id, severity: 'error', message });
+
+/** `limit` (1–100, default 10) and `skip` (default 0) of a list request. */
+export function page(q: URLSearchParams): { limit: number; skip: number } {
+  return { limit: intParam(q, 'limit', 10, 1, 100), skip: intParam(q, 'skip', 0, 0, 1_000_000_000) };
+}
+
+/** Keys of metrics, attributes and the like. */
+export const KEY_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+export const KEY_RULE = 'Key may contain only letters, digits, hyphens and underscores (at most 100)';

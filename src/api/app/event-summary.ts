@@ -1,0 +1,73 @@
+import type { Pool } from 'pg';
+import { badRequest, unprocessable } from '../../http/errors';
+import { Aggregation, dateFromDay, dayNumber, nextPeriodDay, periodStartDay } from '../../domain/time';
+
+const MAX_RANGE_DAYS = 400;
+const AGGREGATIONS: Aggregation[] = ['daily', 'weekly', 'monthly'];
+
+export interface SummaryPoint {
+  date: string;
+  total: number;
+  change: number;
+}
+
+/** Read `aggregation`, `startDate`/`endDate` (or `start_date`/`end_date`) from the query. */
+export function summaryRange(q: URLSearchParams): { unit: Aggregation; start: number; end: number } {
+  const unit = q.get('aggregation') as Aggregation | null;
+  if (!unit || !AGGREGATIONS.includes(unit)) throw badRequest('aggregation must be one of daily, weekly, monthly');
+  const startRaw = q.get('startDate') ?? q.get('start_date');
+  const endRaw = q.get('endDate') ?? q.get('end_date');
+  if (!startRaw || !endRaw) throw badRequest('startDate and endDate are required (YYYY-MM-DD)');
+  const start = dayNumber(startRaw);
+  const end = dayNumber(endRaw);
+  if (start === null) throw badRequest('startDate must be a date in YYYY-MM-DD format');
+  if (end === null) throw badRequest('endDate must be a date in YYYY-MM-DD format');
+  if (end < start) throw unprocessable('endDate must not be before startDate');
+  if (end - start >= MAX_RANGE_DAYS) throw unprocessable(`The date range must not exceed ${MAX_RANGE_DAYS} days`);
+  return { unit, start, end };
+}
+
+/**
+ * One point per period from the one holding startDate to the one holding
+ * endDate: the change within the period and the total at its end. Dates are
+ * the user's local dates at the time of each event. Sums are exact (numeric).
+ */
+export async function eventSummary(db: Pool, tenantId: string, userId: string, metricId: string, q: URLSearchParams): Promise<SummaryPoint[]> {
+  const { unit, start, end } = summaryRange(q);
+  const from = periodStartDay(start, unit);
+  const to = nextPeriodDay(periodStartDay(end, unit), unit) - 1;
+  const trunc = unit === 'daily' ? 'day' : unit === 'weekly' ? 'week' : 'month';
+  const { rows } = await db.query<{ bucket: string; change: string; total: string }>(
+    `WITH base AS (
+       SELECT coalesce(sum(value), 0) AS v FROM events
+       WHERE tenant_id = $1 AND user_id = $2 AND metric_id = $3 AND local_date < $4::date),
+     b AS (
+       SELECT date_trunc('${trunc}', local_date)::date AS bucket, sum(value) AS change FROM events
+       WHERE tenant_id = $1 AND user_id = $2 AND metric_id = $3 AND local_date BETWEEN $4::date AND $5::date
+       GROUP BY 1)
+     SELECT to_char(bucket, 'YYYY-MM-DD') AS bucket, change::text AS change,
+            ((SELECT v FROM base) + sum(change) OVER (ORDER BY bucket))::text AS total
+     FROM b ORDER BY bucket`,
+    [tenantId, userId, metricId, dateFromDay(from), dateFromDay(to)],
+  );
+  const byDate = new Map(rows.map((r) => [r.bucket, r]));
+  let total: number | null = null;
+  const out: SummaryPoint[] = [];
+  for (let d = from; d <= end; d = nextPeriodDay(d, unit)) {
+    const date = dateFromDay(d);
+    const hit = byDate.get(date);
+    if (hit) total = Number(hit.total);
+    else if (total === null) total = await baseTotal(db, tenantId, userId, metricId, date);
+    out.push({ date, total, change: hit ? Number(hit.change) : 0 });
+  }
+  return out;
+}
+
+async function baseTotal(db: Pool, tenantId: string, userId: string, metricId: string, before: string): Promise<number> {
+  const { rows } = await db.query<{ v: string }>(
+    `SELECT coalesce(sum(value), 0)::text AS v FROM events
+     WHERE tenant_id = $1 AND user_id = $2 AND metric_id = $3 AND local_date < $4::date`,
+    [tenantId, userId, metricId, before],
+  );
+  return Number(rows[0]!.v);
+}

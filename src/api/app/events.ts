@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import typia, { tags } from 'typia';
+import { Ctx, identify, STALE, withConfig } from '../../context';
+import { requireUser } from '../../auth/auth';
+import { check, jsonBody } from '../../http/body';
+import { badRequest, notFound, unavailable } from '../../http/errors';
+import { reply, Request, Route } from '../../http/server';
+import { localDate } from '../../domain/time';
+import { userPatch } from '../../domain/users';
+import { idempotencySlot } from '../../domain/idempotency';
+import { checkAttributeKeys, checkUserAttributes, UserWithId, zoneOf } from './user-input';
+
+interface EventBody {
+  user: UserWithId;
+  /** Positive, negative or decimal; bounded so totals keep 15 exact digits. */
+  value: number & tags.Minimum<-1e12> & tags.Maximum<1e12>;
+  attributes?: Record<string, string & tags.MaxLength<255>>;
+}
+const validateEvent = typia.createValidate<EventBody>();
+
+/** The streak shape reported before streaks are configured. */
+const NO_STREAK = { length: 0, frequency: 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: false };
+
+export function eventRoutes(ctx: Ctx): Route[] {
+  const handler = (req: Request) => submitEvent(ctx, req);
+  return [
+    { method: 'post', pattern: '/api/metrics/:key/event', handler, body: true },
+    { method: 'post', pattern: '/v1/metrics/:key/event', handler, body: true },
+  ];
+}
+
+async function submitEvent(ctx: Ctx, req: Request) {
+  const { principal, tenant } = await identify(ctx, req);
+  const body = check(validateEvent, jsonBody(req));
+  const userId = body.user.id;
+  requireUser(principal, userId);
+  const idemKey = req.idempotencyKey;
+  if (idemKey.length > 255) throw badRequest('Idempotency-Key must be at most 255 characters');
+  const bodyZone = zoneOf(body.user);
+  const metricKey = req.params[0]!;
+  const tk = ctx.keys.tenant(tenant.slot);
+  const zoneKey = `${tenant.slot}:${userId}`;
+  const now = ctx.clock.now();
+  // The zone the event is counted in: the one sent, else the user's last known one.
+  let zone = bodyZone === undefined ? (ctx.zones.get(zoneKey) ?? 'UTC') : (bodyZone ?? 'UTC');
+
+  return withConfig(ctx, tenant, async (cfg) => {
+    const metric = cfg.metricsByKey.get(metricKey);
+    if (!metric) throw notFound(`Metric "${metricKey}" not found`);
+    checkUserAttributes(cfg, body.user);
+    checkAttributeKeys(body.attributes, cfg.eventAttributes, 'event');
+    const slot = idemKey ? idempotencySlot(userId, metric.id, idemKey) : null;
+    const eventId = slot ? slot.eventId : randomUUID();
+    const patch = JSON.stringify(userPatch(body.user, bodyZone));
+    // A wrong zone guess costs one more call; it can change only once per event.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const date = localDate(now, zone);
+      const record = JSON.stringify({
+        id: eventId, u: userId, m: metric.id, v: body.value, a: body.attributes ?? null, at: now, d: date, ik: idemKey || null,
+      });
+      const r = (await ctx.scripts.run(
+        'event',
+        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats],
+        [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record],
+      )) as string[];
+      switch (r[0]) {
+        case 'STALE':
+          return STALE;
+        case 'TZ':
+          zone = r[1]!;
+          ctx.zones.set(zoneKey, zone, 3_600_000);
+          continue;
+        case 'OK':
+        case 'REPLAY': {
+          ctx.zones.set(zoneKey, zone, 3_600_000);
+          const replayed = r[0] === 'REPLAY';
+          const out: Record<string, unknown> = {
+            eventId,
+            metricId: metric.id,
+            total: Number(r[1]),
+            achievements: [],
+            currentStreak: NO_STREAK,
+            points: {},
+            leaderboards: {},
+          };
+          if (idemKey) {
+            out.idempotencyKey = idemKey;
+            out.idempotentReplayed = replayed;
+          }
+          return reply(replayed ? 202 : 201, out);
+        }
+      }
+    }
+    throw unavailable('Could not settle the user time zone; retry');
+  });
+}

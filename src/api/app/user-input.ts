@@ -1,0 +1,41 @@
+import type { tags } from 'typia';
+import { badRequest, unprocessable } from '../../http/errors';
+import { canonicalZone } from '../../domain/time';
+import type { TenantConfig } from '../../store/tenant-config';
+
+/** Profile fields accepted wherever a user is created or updated. */
+export interface UserInput {
+  email?: string & tags.Format<'email'> & tags.MaxLength<320>;
+  name?: string & tags.MaxLength<255>;
+  tz?: (string & tags.MaxLength<64>) | null;
+  deviceTokens?: ((string & tags.MinLength<1> & tags.MaxLength<512>)[] & tags.MaxItems<20>) | null;
+  subscribeToEmails?: boolean;
+  attributes?: Record<string, string & tags.MaxLength<255>>;
+}
+
+export interface UserWithId extends UserInput {
+  id: string & tags.MinLength<1> & tags.MaxLength<255>;
+}
+
+const MAX_ATTRIBUTES = 100;
+
+/** The canonical zone of a user update: undefined when absent, null when cleared; 400 when not a real IANA zone. */
+export function zoneOf(u: UserInput): string | null | undefined {
+  if (u.tz === undefined || u.tz === null) return u.tz;
+  const z = canonicalZone(u.tz);
+  if (!z) throw badRequest(`Invalid tz: "${u.tz}" is not an IANA time zone`);
+  return z;
+}
+
+/** Attribute keys must be configured for their kind; 422 names the unknown ones. */
+export function checkAttributeKeys(values: Record<string, string> | undefined, known: Set<string>, kind: 'user' | 'event'): void {
+  if (!values) return;
+  const keys = Object.keys(values);
+  if (keys.length > MAX_ATTRIBUTES) throw badRequest(`At most ${MAX_ATTRIBUTES} ${kind} attributes`);
+  const unknown = keys.filter((k) => !known.has(k));
+  if (unknown.length) throw unprocessable(`Unknown ${kind} attribute keys: ${unknown.join(', ')}. Create them with the Admin API first.`);
+}
+
+export function checkUserAttributes(cfg: TenantConfig, u: UserInput): void {
+  checkAttributeKeys(u.attributes, cfg.userAttributes, 'user');
+}

@@ -1,0 +1,106 @@
+import typia from 'typia';
+import { Ctx, identify, STALE, withConfig } from '../../context';
+import { Principal, requireUser } from '../../auth/auth';
+import { check, jsonBody } from '../../http/body';
+import { notFound } from '../../http/errors';
+import { reply, Request, Route } from '../../http/server';
+import { toMap, totalField, userJson, userPatch } from '../../domain/users';
+import type { Tenant } from '../../store/tenants';
+import type { MetricConfig, TenantConfig } from '../../store/tenant-config';
+import { checkUserAttributes, UserInput, UserWithId, zoneOf } from './user-input';
+import { eventSummary } from './event-summary';
+
+const validateUserWithId = typia.createValidate<UserWithId>();
+const validateUserInput = typia.createValidate<UserInput>();
+
+export function userRoutes(ctx: Ctx): Route[] {
+  return [
+    { method: 'post', pattern: '/v1/users', body: true, handler: (req) => createUser(ctx, req) },
+    { method: 'get', pattern: '/v1/users/:id', handler: (req) => getUser(ctx, req) },
+    { method: 'put', pattern: '/v1/users/:id', body: true, handler: (req) => writeUser(ctx, req, 'upsert') },
+    { method: 'patch', pattern: '/v1/users/:id', body: true, handler: (req) => writeUser(ctx, req, 'update') },
+    { method: 'get', pattern: '/v1/users/:id/metrics', handler: (req) => userMetrics(ctx, req) },
+    { method: 'get', pattern: '/v1/users/:id/metrics/:key', handler: (req) => userMetric(ctx, req) },
+    { method: 'get', pattern: '/v1/users/:id/metrics/:key/event-summary', handler: (req) => metricSummary(ctx, req) },
+  ];
+}
+
+async function createUser(ctx: Ctx, req: Request) {
+  const { principal, tenant } = await identify(ctx, req);
+  const body = check(validateUserWithId, jsonBody(req));
+  requireUser(principal, body.id);
+  const user = await upsert(ctx, tenant, body.id, body, 'upsert');
+  return reply(201, user);
+}
+
+async function writeUser(ctx: Ctx, req: Request, mode: 'upsert' | 'update') {
+  const { principal, tenant } = await identify(ctx, req);
+  const id = req.params[0]!;
+  requireUser(principal, id);
+  const body = check(validateUserInput, jsonBody(req));
+  return reply(200, await upsert(ctx, tenant, id, body, mode));
+}
+
+async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mode: 'upsert' | 'update') {
+  const zone = zoneOf(input);
+  const patch = JSON.stringify(userPatch(input, zone));
+  const tk = ctx.keys.tenant(tenant.slot);
+  return withConfig(ctx, tenant, async (cfg) => {
+    checkUserAttributes(cfg, input);
+    const r = (await ctx.scripts.run('user_upsert', [tk.config, tk.user(id), tk.stream, tk.stats], [cfg.ver, ctx.clock.now(), mode, id, patch])) as string[];
+    if (r[0] === 'STALE') return STALE;
+    if (r[0] === 'NOTFOUND') throw notFound(`User "${id}" not found`);
+    if (zone !== undefined) ctx.zones.set(`${tenant.slot}:${id}`, zone ?? 'UTC', 3_600_000);
+    return userJson(id, toMap(r, 2));
+  });
+}
+
+/** Read a user's hash with a config that matches it; 404 for an unknown user. */
+export async function readUser(
+  ctx: Ctx,
+  req: Request,
+): Promise<{ principal: Principal; tenant: Tenant; cfg: TenantConfig; id: string; fields: Map<string, string> }> {
+  const { principal, tenant } = await identify(ctx, req);
+  const id = req.params[0]!;
+  requireUser(principal, id);
+  const tk = ctx.keys.tenant(tenant.slot);
+  return withConfig(ctx, tenant, async (cfg) => {
+    const r = (await ctx.scripts.run('user_read', [tk.config, tk.user(id)], [cfg.ver])) as string[];
+    if (r[0] === 'STALE') return STALE;
+    const fields = toMap(r, 1);
+    if (!fields.has('c')) throw notFound(`User "${id}" not found`);
+    return { principal, tenant, cfg, id, fields };
+  });
+}
+
+async function getUser(ctx: Ctx, req: Request) {
+  const u = await readUser(ctx, req);
+  return reply(200, userJson(u.id, u.fields));
+}
+
+function metricJson(m: MetricConfig, fields: Map<string, string>) {
+  return { id: m.id, key: m.key, name: m.name, current: Number(fields.get(totalField(m.slot)) ?? 0), achievements: [] };
+}
+
+function metricOf(cfg: TenantConfig, key: string): MetricConfig {
+  const m = cfg.metricsByKey.get(key);
+  if (!m) throw notFound(`Metric "${key}" not found`);
+  return m;
+}
+
+async function userMetrics(ctx: Ctx, req: Request) {
+  const u = await readUser(ctx, req);
+  const metrics = [...u.cfg.metricsByKey.values()].sort((a, b) => a.slot - b.slot);
+  return reply(200, metrics.map((m) => metricJson(m, u.fields)));
+}
+
+async function userMetric(ctx: Ctx, req: Request) {
+  const u = await readUser(ctx, req);
+  return reply(200, metricJson(metricOf(u.cfg, req.params[1]!), u.fields));
+}
+
+async function metricSummary(ctx: Ctx, req: Request) {
+  const u = await readUser(ctx, req);
+  const metric = metricOf(u.cfg, req.params[1]!);
+  return reply(200, await eventSummary(ctx.db, u.tenant.id, u.id, metric.id, req.query));
+}

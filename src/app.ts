@@ -1,0 +1,95 @@
+import type { Clock } from './clock';
+import type { Config } from './config';
+import type { Logger } from './log';
+import type { Ctx } from './context';
+import { createPool, ensureDatabase } from './store/db';
+import { migrate } from './store/migrations';
+import { createRedis, createSubscriber } from './redis/client';
+import { Keys } from './redis/keys';
+import { Scripts } from './redis/scripts';
+import { Authenticator } from './auth/auth';
+import { Tenants } from './store/tenants';
+import { TenantConfigs } from './store/tenant-config';
+import { TtlCache } from './domain/ttl-cache';
+import { Flusher } from './store/flusher';
+import { createHttpServer, Route } from './http/server';
+import { healthRoutes } from './api/health';
+import { eventRoutes } from './api/app/events';
+import { userRoutes } from './api/app/users';
+import { tenantRoutes } from './api/admin/tenants';
+import { metricRoutes } from './api/admin/metrics';
+import { attributeRoutes } from './api/admin/attributes';
+import { apiKeyRoutes } from './api/admin/api-keys';
+import { ensureAdminKey } from './store/bootstrap';
+
+export interface App {
+  ctx: Ctx;
+  port: number;
+  flusher: Flusher;
+  close(): Promise<void>;
+}
+
+/** Connect, migrate, wire the routes and listen. */
+export async function startApp(config: Config, clock: Clock, log: Logger): Promise<App> {
+  await ensureDatabase(config.databaseUrl);
+  const db = createPool(config.databaseUrl, config.databaseSchema);
+  db.on('error', (err) => log.warn('postgres idle client error', { err: err.message }));
+  const applied = await migrate(db, config.databaseSchema);
+  if (applied) log.info('database migrated', { applied });
+
+  const redis = createRedis(config.redisUrl, log, 'laurel');
+  await redis.connect();
+  const sub = createSubscriber(config.redisUrl, log);
+  await sub.connect();
+
+  const keys = new Keys(config.keyPrefix);
+  const scripts = new Scripts(redis);
+  const tenants = new Tenants(db, clock);
+  const auth = new Authenticator(db, config.adminApiKey, clock);
+  const configs = new TenantConfigs(db, redis, scripts, keys, log);
+  const ctx: Ctx = {
+    config, clock, log, db, redis, keys, scripts, auth, tenants, configs,
+    zones: new TtlCache(clock, 200_000),
+    broadcast: async (msg) => {
+      await redis.publish(keys.channel, msg);
+    },
+  };
+
+  await sub.subscribe(keys.channel);
+  sub.on('message', (_channel: string, msg: string) => {
+    if (msg.startsWith('key:')) auth.forget(msg.slice(4));
+    else if (msg === 'tenants') tenants.forget();
+    else if (msg.startsWith('config:')) configs.forget(Number(msg.slice(7)));
+  });
+
+  await ensureAdminKey(db, config, clock, log);
+
+  const routes: Route[] = [
+    ...healthRoutes(ctx),
+    ...eventRoutes(ctx),
+    ...userRoutes(ctx),
+    ...tenantRoutes(ctx),
+    ...metricRoutes(ctx),
+    ...attributeRoutes(ctx),
+    ...apiKeyRoutes(ctx),
+  ];
+  const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
+  const port = await http.listen(config.host, config.port);
+  const flusher = new Flusher(db, redis, keys, tenants, log);
+  flusher.start();
+  log.info('laurel listening', { host: config.host, port });
+
+  return {
+    ctx,
+    port,
+    flusher,
+    async close() {
+      await http.close(8_000);
+      await flusher.stop();
+      await flusher.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
+      sub.disconnect();
+      await redis.quit().catch(() => redis.disconnect());
+      await db.end();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Keys look like `{prefix}.{secret}`; only sha256(secret) is stored. */
+export interface NewKey {
+  prefix: string;
+  key: string;
+  secretHash: string;
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomText(n: number): string {
+  const bytes = randomBytes(n);
+  let out = '';
+  for (let i = 0; i < n; i++) out += ALPHABET[bytes[i]! % ALPHABET.length];
+  return out;
+}
+
+export function generateKey(kind: 'admin' | 'application'): NewKey {
+  const prefix = `${kind === 'admin' ? 'admin' : 'app'}_${randomText(10)}`;
+  const secret = randomText(40);
+  return { prefix, key: `${prefix}.${secret}`, secretHash: hashSecret(secret) };
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Split a presented key; null when it cannot be one of ours. */
+export function splitKey(key: string): { prefix: string; secret: string } | null {
+  const dot = key.indexOf('.');
+  if (dot <= 0 || dot === key.length - 1 || key.length > 200) return null;
+  return { prefix: key.slice(0, dot), secret: key.slice(dot + 1) };
+}
+
+/** Constant-time comparison of two strings of any length. */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}

@@ -1,0 +1,75 @@
+import type { Pool } from 'pg';
+import { forbidden, unauthorized } from '../http/errors';
+import { TtlCache } from '../domain/ttl-cache';
+import { hashSecret, safeEqual, splitKey } from './api-keys';
+import type { Clock } from '../clock';
+
+export type Principal =
+  | { kind: 'admin' }
+  | { kind: 'application'; keyId: string; tenantId: string; userId: string };
+
+interface StoredKey {
+  id: string;
+  secretHash: string;
+  principal: Principal;
+}
+
+/**
+ * Resolves X-API-KEY to a principal. Keys are looked up by prefix in Postgres
+ * and cached briefly in process; deleting a key broadcasts an invalidation so
+ * other processes drop it at once (the TTL is the backstop).
+ */
+export class Authenticator {
+  private readonly cache: TtlCache<string, StoredKey | null>;
+
+  constructor(
+    private readonly db: Pool,
+    private readonly envAdminKey: string | undefined,
+    clock: Clock,
+  ) {
+    this.cache = new TtlCache(clock, 50_000);
+  }
+
+  async authenticate(presented: string): Promise<Principal> {
+    if (!presented) throw unauthorized();
+    if (this.envAdminKey !== undefined && safeEqual(presented, this.envAdminKey)) return { kind: 'admin' };
+    const parts = splitKey(presented);
+    if (!parts) throw unauthorized();
+    let stored = this.cache.get(parts.prefix);
+    if (stored === undefined) {
+      stored = await this.load(parts.prefix);
+      // Unknown prefixes are remembered briefly too, so guessing costs no query.
+      this.cache.set(parts.prefix, stored, stored ? 60_000 : 5_000);
+    }
+    if (!stored || !safeEqual(hashSecret(parts.secret), stored.secretHash)) throw unauthorized();
+    return stored.principal;
+  }
+
+  /** Drop a key from this process's cache (after delete, or on a broadcast). */
+  forget(prefix: string): void {
+    this.cache.delete(prefix);
+  }
+
+  private async load(prefix: string): Promise<StoredKey | null> {
+    const { rows } = await this.db.query<{ id: string; secret_hash: string; kind: string; tenant_id: string | null; user_id: string | null }>(
+      'SELECT id, secret_hash, kind, tenant_id, user_id FROM api_keys WHERE prefix = $1',
+      [prefix],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    const principal: Principal =
+      r.kind === 'admin'
+        ? { kind: 'admin' }
+        : { kind: 'application', keyId: r.id, tenantId: r.tenant_id!, userId: r.user_id! };
+    return { id: r.id, secretHash: r.secret_hash, principal };
+  }
+}
+
+export function requireAdmin(p: Principal): void {
+  if (p.kind !== 'admin') throw forbidden('Application API keys cannot use the Admin API');
+}
+
+/** An application key acts only for its own user. */
+export function requireUser(p: Principal, userId: string): void {
+  if (p.kind === 'application' && p.userId !== userId) throw forbidden('This API key is scoped to another user');
+}

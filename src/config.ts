@@ -1,0 +1,56 @@
+import { isLogLevel, LogLevel } from './log';
+
+/** Everything the process reads from its environment, with safe defaults. */
+export interface Config {
+  port: number;
+  host: string;
+  redisUrl: string;
+  databaseUrl: string;
+  /** Postgres schema holding Laurel's tables. */
+  databaseSchema: string;
+  /** Prefix of every Redis key and channel this deployment uses. */
+  keyPrefix: string;
+  /** When set, this exact value is accepted as an admin API key. */
+  adminApiKey: string | undefined;
+  logLevel: LogLevel;
+  /** Largest accepted request body. */
+  maxBodyBytes: number;
+  /** Whether REDIS_URL / DATABASE_URL were given (then we never start services ourselves). */
+  redisUrlExplicit: boolean;
+  databaseUrlExplicit: boolean;
+  /** Where a Redis that Laurel starts itself keeps its data. */
+  dataDir: string;
+}
+
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/laurel';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intVar(env, 'PORT', 8080, 0, 65535);
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be one of debug, info, warn, error, silent (got "${logLevel}")`);
+  const schema = env.DATABASE_SCHEMA ?? 'public';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error('DATABASE_SCHEMA must be a lower-case SQL identifier');
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    redisUrl: env.REDIS_URL || DEFAULT_REDIS_URL,
+    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    databaseSchema: schema,
+    keyPrefix: env.REDIS_KEY_PREFIX ?? 'laurel:',
+    adminApiKey: env.ADMIN_API_KEY || undefined,
+    logLevel,
+    maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+    redisUrlExplicit: !!env.REDIS_URL,
+    databaseUrlExplicit: !!env.DATABASE_URL,
+    dataDir: env.LAUREL_DATA_DIR || `${process.cwd()}/.data`,
+  };
+}
+
+function intVar(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  return n;
+}

@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto';
+import { IDEMPOTENCY_BUCKETS } from '../redis/keys';
+
+/**
+ * A used Idempotency-Key is stored as one 64-bit integer in one of the
+ * tenant's bucket sets. Small integer sets use Redis's compact intset
+ * encoding (8 bytes a member), so a stored key costs ~10 bytes instead of a
+ * whole Redis key. Keys are scoped by user and metric, as Trophy's are.
+ * A false match needs a 64-bit hash collision within one tenant.
+ */
+export interface IdempotencySlot {
+  bucket: number;
+  member: string;
+  /** Deterministic event id: a replay reports the id of the original event. */
+  eventId: string;
+}
+
+export function idempotencySlot(userId: string, metricId: string, key: string): IdempotencySlot {
+  const h = createHash('sha256').update(userId).update('\0').update(metricId).update('\0').update(key).digest();
+  const hex = h.toString('hex', 16, 32);
+  return {
+    member: h.readBigInt64BE(0).toString(),
+    bucket: h.readUInt16BE(8) % IDEMPOTENCY_BUCKETS,
+    eventId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`,
+  };
+}

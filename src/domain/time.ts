@@ -1,0 +1,66 @@
+/**
+ * Calendar math in a user's zone. The server computes every date the scripts
+ * need; Lua never sees a clock or a zone database.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+
+function formatter(zone: string): Intl.DateTimeFormat | null {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    try {
+      // en-CA formats dates as YYYY-MM-DD.
+      f = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    } catch {
+      f = null;
+    }
+    if (formatters.size < 10_000) formatters.set(zone, f);
+  }
+  return f;
+}
+
+const ZONE_SHAPE = /^(UTC|[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){1,2})$/;
+
+/** The canonical spelling of an IANA zone name, or null when it is not one. */
+export function canonicalZone(tz: string): string | null {
+  if (!ZONE_SHAPE.test(tz)) return null;
+  const f = formatter(tz);
+  return f ? f.resolvedOptions().timeZone : null;
+}
+
+/** The calendar date (YYYY-MM-DD) at `ms` on the user's clock. */
+export function localDate(ms: number, zone: string): string {
+  return formatter(zone)!.format(ms);
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Days since 1970-01-01 for a YYYY-MM-DD date, or null when it is not a real date. */
+export function dayNumber(date: string): number | null {
+  const m = ISO_DATE.exec(date);
+  if (!m) return null;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (new Date(ms).toISOString().slice(0, 10) !== date) return null;
+  return ms / 86_400_000;
+}
+
+export function dateFromDay(day: number): string {
+  return new Date(day * 86_400_000).toISOString().slice(0, 10);
+}
+
+export type Aggregation = 'daily' | 'weekly' | 'monthly';
+
+/** First day of the period that contains `day` (weeks start on Monday). */
+export function periodStartDay(day: number, unit: Aggregation): number {
+  if (unit === 'daily') return day;
+  if (unit === 'weekly') return day - ((new Date(day * 86_400_000).getUTCDay() + 6) % 7);
+  const d = new Date(day * 86_400_000);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / 86_400_000;
+}
+
+/** First day of the period after the one starting at `start`. */
+export function nextPeriodDay(start: number, unit: Aggregation): number {
+  if (unit === 'daily') return start + 1;
+  if (unit === 'weekly') return start + 7;
+  const d = new Date(start * 86_400_000);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 86_400_000;
+}

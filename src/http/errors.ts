@@ -1,0 +1,35 @@
+/**
+ * The one error shape of the API: `{"error": "..."}` with a status. Anything
+ * thrown that is not an HttpError becomes a 500 (or a 503 when a backing
+ * store is unreachable) without leaking its message.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (msg: string) => new HttpError(400, msg);
+export const unauthorized = () => new HttpError(401, 'Missing or invalid API key');
+export const forbidden = (msg = 'This API key may not perform this request') => new HttpError(403, msg);
+export const notFound = (msg: string) => new HttpError(404, msg);
+export const conflict = (msg: string) => new HttpError(409, msg);
+export const unprocessable = (msg: string) => new HttpError(422, msg);
+export const unavailable = (msg = 'Service temporarily unavailable, retry shortly') =>
+  new HttpError(503, msg, { 'Retry-After': '1' });
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES =
+  /Connection is closed|enableOfflineQueue|Stream isn't writeable|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|MaxRetriesPerRequest|LOADING|READONLY|CLUSTERDOWN|MASTERDOWN|TRYAGAIN|the database system is (starting up|shutting down)/;
+
+/** True when an error means Redis or Postgres cannot be reached right now. */
+export function isUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || /^(08|57P0)/.test(code))) return true;
+  return UNAVAILABLE_MESSAGES.test(err.message);
+}

@@ -1,0 +1,56 @@
+/**
+ * Every Redis key name is built here. A tenant's keys share one hash tag
+ * (`{t<slot>}`), so each script touches a single cluster slot and a tenant
+ * lives wholly on one shard.
+ */
+export class Keys {
+  constructor(readonly prefix: string) {}
+
+  tenant(slot: number): TenantKeys {
+    return new TenantKeys(`${this.prefix}{t${slot}}`);
+  }
+
+  /** Pub/sub channel for cache invalidation across processes. */
+  get channel(): string {
+    return `${this.prefix}invalidate`;
+  }
+
+  /** Glob matching every key of this deployment (used by tests to clean up). */
+  get all(): string {
+    return `${this.prefix}*`;
+  }
+}
+
+/** Number of idempotency buckets per tenant (see idempotency.ts). */
+export const IDEMPOTENCY_BUCKETS = 4096;
+
+export class TenantKeys {
+  constructor(readonly tag: string) {}
+  /** Compiled configuration the scripts and the server read (hash, with `ver`). */
+  get config(): string {
+    return `${this.tag}:cfg`;
+  }
+  /** One hash per user: profile fields and per-metric totals. */
+  user(userId: string): string {
+    return `${this.tag}:u:${userId}`;
+  }
+  /** A bucket of used idempotency keys (a set of 64-bit integers). */
+  idempotency(bucket: number): string {
+    return `${this.tag}:i:${bucket}`;
+  }
+  /** Change stream drained into Postgres by the flusher. */
+  get stream(): string {
+    return `${this.tag}:x`;
+  }
+  /** Counters of the tenant (users, …). */
+  get stats(): string {
+    return `${this.tag}:st`;
+  }
+  /** Glob of every key of the tenant. */
+  get all(): string {
+    return `${this.tag}:*`;
+  }
+}
+
+/** Consumer group of the change stream. */
+export const FLUSH_GROUP = 'flush';

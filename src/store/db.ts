@@ -1,0 +1,59 @@
+import { Client, Pool } from 'pg';
+import type { PoolClient } from 'pg';
+
+// numeric and bigint come back as strings by default; counts and versions fit a double.
+import { types } from 'pg';
+types.setTypeParser(types.builtins.INT8, (v) => Number(v));
+
+export type Db = Pool;
+
+export function createPool(url: string, schema: string): Pool {
+  return new Pool({
+    connectionString: url,
+    max: 10,
+    options: `-c search_path=${schema}`,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 10_000,
+  });
+}
+
+/** Create the database named in the URL when it does not exist yet. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const u = new URL(url);
+  const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres';
+  const probe = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await probe.connect();
+    return;
+  } catch (err) {
+    if ((err as { code?: string }).code !== '3D000') throw err; // anything but "database does not exist"
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  u.pathname = '/postgres';
+  const admin = new Client({ connectionString: u.toString(), connectionTimeoutMillis: 3000 });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42P04') throw err; // created meanwhile by another process
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Run `fn` in a transaction; roll back on any error. */
+export async function tx<T>(db: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const c = await db.connect();
+  try {
+    await c.query('BEGIN');
+    const out = await fn(c);
+    await c.query('COMMIT');
+    return out;
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    c.release();
+  }
+}

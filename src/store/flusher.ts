@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { Pool } from 'pg';
+import type { Logger } from '../log';
+import { FLUSH_GROUP, Keys } from '../redis/keys';
+import { tx } from './db';
+import type { Tenant, Tenants } from './tenants';
+
+type StreamEntry = [id: string, fields: string[]];
+
+interface EventRow {
+  id: string;
+  u: string;
+  m: string;
+  v: number;
+  t: string;
+  d: string;
+  at: number;
+  ik: string | null;
+  a: Record<string, string> | null;
+}
+
+interface UserRow {
+  id: string;
+  /** Profile fields that changed, by their Redis names (see domain/users.ts). */
+  p: Record<string, string>;
+  a: Record<string, string>;
+  created: number | null;
+  updated: number;
+}
+
+const BATCH = 500;
+
+/**
+ * Moves change records from each tenant's stream into Postgres: at least once
+ * (entries are acknowledged and deleted only after the commit), idempotently
+ * (events are keyed by id; a profile change older than the stored row is
+ * ignored). Entries left pending by a crashed process are claimed after a while.
+ */
+export class Flusher {
+  private readonly consumer = `flusher-${randomUUID().slice(0, 8)}`;
+  private tenants: Tenant[] = [];
+  private tenantsAt = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private readonly pending = new Set<number>();
+
+  constructor(
+    private readonly db: Pool,
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    private readonly directory: Tenants,
+    private readonly log: Logger,
+    private readonly intervalMs = 50,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.cycle()
+        .then((n) => {
+          if (!this.stopped) this.timer = setTimeout(tick, n >= BATCH ? 0 : this.intervalMs);
+        })
+        .catch((err) => {
+          this.log.warn('flush cycle failed', { err: (err as Error).message });
+          if (!this.stopped) this.timer = setTimeout(tick, 1000);
+        });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Flush until every tenant's stream is empty (tests, shutdown). */
+  async drain(): Promise<void> {
+    this.tenantsAt = 0;
+    while ((await this.cycle()) > 0);
+  }
+
+  /** One pass over all tenants; returns the number of entries written. */
+  private async cycle(): Promise<number> {
+    await this.refreshTenants();
+    let n = 0;
+    for (const t of this.tenants) n += await this.flushTenant(t);
+    return n;
+  }
+
+  private async refreshTenants(): Promise<void> {
+    if (Date.now() - this.tenantsAt < 2000) return;
+    try {
+      this.tenants = await this.directory.all();
+      this.tenantsAt = Date.now();
+    } catch (err) {
+      this.log.warn('flusher could not list tenants', { err: (err as Error).message });
+    }
+  }
+
+  private async flushTenant(t: Tenant): Promise<number> {
+    const stream = this.keys.tenant(t.slot).stream;
+    // Our own unacknowledged entries first (a failed commit), then new ones.
+    const from = this.pending.has(t.slot) ? '0' : '>';
+    let entries: StreamEntry[];
+    try {
+      entries = await this.read(stream, from);
+    } catch (err) {
+      if (!String((err as Error).message).includes('NOGROUP')) throw err;
+      await this.redis.xgroup('CREATE', stream, FLUSH_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+      return 0;
+    }
+    if (entries.length === 0) {
+      this.pending.delete(t.slot);
+      return from === '0' ? 0 : this.claimStale(t, stream);
+    }
+    this.pending.add(t.slot);
+    await this.write(t, entries);
+    const ids = entries.map((e) => e[0]);
+    await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
+    if (from === '>') this.pending.delete(t.slot);
+    return entries.length;
+  }
+
+  private async read(stream: string, from: string): Promise<StreamEntry[]> {
+    const res = (await this.redis.xreadgroup('GROUP', FLUSH_GROUP, this.consumer, 'COUNT', BATCH, 'STREAMS', stream, from)) as
+      | [string, StreamEntry[]][]
+      | null;
+    return res?.[0]?.[1] ?? [];
+  }
+
+  /** Take over entries another (dead) consumer read but never acknowledged. */
+  private async claimStale(t: Tenant, stream: string): Promise<number> {
+    const [, entries] = (await this.redis.xautoclaim(stream, FLUSH_GROUP, this.consumer, 30_000, '0-0', 'COUNT', BATCH)) as [string, StreamEntry[]];
+    const live = entries.filter((e) => e[1] !== null);
+    if (live.length === 0) return 0;
+    this.pending.add(t.slot);
+    await this.write(t, live);
+    const ids = live.map((e) => e[0]);
+    await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
+    this.pending.delete(t.slot);
+    return live.length;
+  }
+
+  private async write(t: Tenant, entries: StreamEntry[]): Promise<void> {
+    const events: EventRow[] = [];
+    const users = new Map<string, UserRow>();
+    const touch = (id: string, at: number, created: string, patch: string) => {
+      let u = users.get(id);
+      if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
+      if (created) u.created ??= Number(created);
+      if (patch) {
+        const p = JSON.parse(patch) as Record<string, string>;
+        for (const k in p) {
+          if (k.startsWith('a:')) u.a[k.slice(2)] = p[k]!;
+          else u.p[k] = p[k]!;
+        }
+      }
+      u.updated = Math.max(u.updated, at);
+    };
+    for (const [, flat] of entries) {
+      const f = fieldMap(flat);
+      if (f.k === 'ev') {
+        const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
+        events.push({ ...e, t: f.t! });
+        if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
+      } else if (f.k === 'us') {
+        touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
+      }
+    }
+    await tx(this.db, async (c) => {
+      if (users.size) {
+        const rows = [...users.values()];
+        await c.query(
+          `INSERT INTO users (tenant_id, id, email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated)
+           SELECT $1, x.id, x.p->>'e', x.p->>'n', nullif(x.p->>'tz', ''), coalesce(x.p->>'se', '1') = '1',
+                  nullif(x.p->>'dt', '')::jsonb, x.a, to_timestamp(coalesce(x.created, x.updated) / 1000.0), to_timestamp(x.updated / 1000.0)
+           FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, created bigint, updated bigint)
+           ON CONFLICT (tenant_id, id) DO NOTHING`,
+          [t.id, JSON.stringify(rows)],
+        );
+        await c.query(
+          `UPDATE users SET
+             email = CASE WHEN x.p ? 'e' THEN x.p->>'e' ELSE users.email END,
+             name = CASE WHEN x.p ? 'n' THEN x.p->>'n' ELSE users.name END,
+             tz = CASE WHEN x.p ? 'tz' THEN nullif(x.p->>'tz', '') ELSE users.tz END,
+             subscribe_to_emails = CASE WHEN x.p ? 'se' THEN x.p->>'se' = '1' ELSE users.subscribe_to_emails END,
+             device_tokens = CASE WHEN x.p ? 'dt' THEN nullif(x.p->>'dt', '')::jsonb ELSE users.device_tokens END,
+             attributes = users.attributes || x.a,
+             updated = to_timestamp(x.updated / 1000.0)
+           FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
+           WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
+          [t.id, JSON.stringify(rows)],
+        );
+      }
+      if (events.length) {
+        await c.query(
+          `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes)
+           SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb)
+           ON CONFLICT (id) DO NOTHING`,
+          [t.id, JSON.stringify(events)],
+        );
+      }
+    });
+  }
+}
+
+function fieldMap(flat: string[]): Record<string, string | undefined> {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
+  return f;
+}
