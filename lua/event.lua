@@ -19,8 +19,8 @@ end
 -- the zone this event will be counted in.
 local patch = cjson.decode(ARGV[7])
 local effective = patch['tz']
-if effective == nil then effective = redis.call('HGET', user, 'tz') end
-if effective == nil or effective == '' then effective = 'UTC' end
+if effective == nil then effective = redis.call('HGET', user, 'tz') end -- false when unset
+if not effective or effective == '' then effective = 'UTC' end
 if effective ~= zone then return {'TZ', effective} end
 
 local created, changed = apply_user_patch(user, stats, patch, now)

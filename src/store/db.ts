@@ -42,18 +42,28 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-/** Run `fn` in a transaction; roll back on any error. */
-export async function tx<T>(db: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+const ignore = () => undefined;
+
+/**
+ * Run `fn` in a transaction; roll back on any error. While checked out, a
+ * client whose connection drops emits 'error' outside any query: listen, or
+ * the process dies; the failing query rejects on its own.
+ */
+export async function tx<T>(db: Pool, fn: (c: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const c = await db.connect();
+  c.on('error', ignore);
+  let broken = false;
   try {
-    await c.query('BEGIN');
+    await c.query(begin);
     const out = await fn(c);
     await c.query('COMMIT');
     return out;
   } catch (err) {
-    await c.query('ROLLBACK').catch(() => undefined);
+    broken = true;
+    await c.query('ROLLBACK').catch(ignore);
     throw err;
   } finally {
-    c.release();
+    c.off('error', ignore);
+    c.release(broken);
   }
 }

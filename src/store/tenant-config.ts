@@ -5,6 +5,7 @@ import { FLUSH_GROUP, Keys } from '../redis/keys';
 import type { Scripts } from '../redis/scripts';
 import type { Tenant } from './tenants';
 import { isUnavailable, unavailable } from '../http/errors';
+import { tx } from './db';
 
 export interface MetricConfig {
   id: string;
@@ -96,35 +97,31 @@ export class TenantConfigs {
   }
 
   private async compile(tenantId: string): Promise<{ ver: string; entries: [string, string][] }> {
-    const c = await this.db.connect();
-    try {
-      // One snapshot, so the version matches the rows read with it.
-      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const ver = await c.query<{ config_version: number }>('SELECT config_version FROM tenants WHERE id = $1', [tenantId]);
-      const metrics = await c.query<{ id: string; slot: number; key: string; name: string; unit_type: 'number' | 'currency'; units: string }>(
-        'SELECT id, slot, key, name, unit_type, units FROM metrics WHERE tenant_id = $1',
-        [tenantId],
-      );
-      const attrs = await c.query<{ key: string; type: string }>('SELECT key, type FROM attributes WHERE tenant_id = $1', [tenantId]);
-      await c.query('COMMIT');
-      const entries: [string, string][] = metrics.rows.map((m) => [
-        `m:${m.key}`,
-        JSON.stringify({ id: m.id, slot: m.slot, key: m.key, name: m.name, unitType: m.unit_type, units: m.units } satisfies MetricConfig),
-      ]);
-      entries.push([
-        'attrs',
-        JSON.stringify({
-          user: attrs.rows.filter((a) => a.type === 'user').map((a) => a.key),
-          event: attrs.rows.filter((a) => a.type === 'event').map((a) => a.key),
-        }),
-      ]);
-      return { ver: String(ver.rows[0]?.config_version ?? 0), entries };
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
+    // One snapshot, so the version matches the rows read with it.
+    return tx(
+      this.db,
+      async (c) => {
+        const ver = await c.query<{ config_version: number }>('SELECT config_version FROM tenants WHERE id = $1', [tenantId]);
+        const metrics = await c.query<{ id: string; slot: number; key: string; name: string; unit_type: 'number' | 'currency'; units: string }>(
+          'SELECT id, slot, key, name, unit_type, units FROM metrics WHERE tenant_id = $1',
+          [tenantId],
+        );
+        const attrs = await c.query<{ key: string; type: string }>('SELECT key, type FROM attributes WHERE tenant_id = $1', [tenantId]);
+        const entries: [string, string][] = metrics.rows.map((m) => [
+          `m:${m.key}`,
+          JSON.stringify({ id: m.id, slot: m.slot, key: m.key, name: m.name, unitType: m.unit_type, units: m.units } satisfies MetricConfig),
+        ]);
+        entries.push([
+          'attrs',
+          JSON.stringify({
+            user: attrs.rows.filter((a) => a.type === 'user').map((a) => a.key),
+            event: attrs.rows.filter((a) => a.type === 'event').map((a) => a.key),
+          }),
+        ]);
+        return { ver: String(ver.rows[0]?.config_version ?? 0), entries };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
   }
 }
 

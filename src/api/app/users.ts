@@ -79,7 +79,7 @@ async function getUser(ctx: Ctx, req: Request) {
 }
 
 function metricJson(m: MetricConfig, fields: Map<string, string>) {
-  return { id: m.id, key: m.key, name: m.name, current: Number(fields.get(totalField(m.slot)) ?? 0), achievements: [] };
+  return { id: m.id, key: m.key, name: m.name, status: 'active', current: Number(fields.get(totalField(m.slot)) ?? 0), achievements: [] };
 }
 
 function metricOf(cfg: TenantConfig, key: string): MetricConfig {

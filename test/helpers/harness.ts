@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/log';
+import { ManualClock } from '../../src/clock';
+import { startApp, App } from '../../src/app';
+
+/** Anything with a teardown hook (a tap Test). */
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Raw body text (sent as is). */
+  raw?: string | Buffer;
+  /** API key; defaults to the admin key, null sends none. */
+  key?: string | null;
+  /** Tenant-ID header. */
+  tenant?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  app: App;
+  url: string;
+  clock: ManualClock;
+  adminKey: string;
+  prefix: string;
+  schema: string;
+  call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Res<T>>;
+  /** Create metrics (default tenant unless given); returns them by key. */
+  metrics(keys: string[], tenant?: string): Promise<Record<string, { id: string; key: string }>>;
+  /** Create attributes (name = key). */
+  attributes(items: { key: string; type: 'user' | 'event' }[], tenant?: string): Promise<void>;
+  event(metric: string, body: unknown, opts?: CallOptions): Promise<Res>;
+}
+
+export const START = '2026-03-10T12:00:00Z';
+
+/**
+ * A real server on a free port, with its own Postgres schema and Redis key
+ * prefix so test files run in parallel; everything is removed at teardown.
+ */
+export async function startServer(t: Teardown, env: Record<string, string> = {}): Promise<TestServer> {
+  const id = randomBytes(5).toString('hex');
+  const schema = `test_${id}`;
+  const prefix = `test-${id}:`;
+  const adminKey = `admin_test.${randomBytes(16).toString('hex')}`;
+  const config = loadConfig({
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REDIS_KEY_PREFIX: prefix,
+    DATABASE_SCHEMA: schema,
+    ADMIN_API_KEY: adminKey,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const clock = new ManualClock(new Date(START).getTime());
+  const app = await startApp(config, clock, createLogger(config.logLevel));
+  const url = `http://127.0.0.1:${app.port}`;
+  t.teardown(async () => {
+    await app.close();
+    // Clean up over the direct addresses (a test may have pointed the app through a relay).
+    await dropSchema(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel', schema);
+    await purgePrefix(process.env.REDIS_URL || 'redis://127.0.0.1:6379', prefix);
+  });
+
+  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Res> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key !== null) headers['X-API-KEY'] = opts.key ?? adminKey;
+    if (opts.tenant) headers['Tenant-ID'] = opts.tenant;
+    let body: string | Buffer | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(url + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+
+  return {
+    app, url, clock, adminKey, prefix, schema, call,
+    async metrics(keys, tenant) {
+      const r = await call('POST', '/admin/v1/metrics', { body: keys.map((key) => ({ key, name: `Metric ${key}` })), tenant });
+      if (r.status !== 201 || r.body.issues.length) throw new Error(`metric setup failed: ${JSON.stringify(r.body)}`);
+      return Object.fromEntries(r.body.created.map((m: { id: string; key: string }) => [m.key, m]));
+    },
+    async attributes(items, tenant) {
+      const r = await call('POST', '/admin/v1/attributes', { body: items.map((a) => ({ ...a, name: a.key })), tenant });
+      if (r.status !== 201 || r.body.issues.length) throw new Error(`attribute setup failed: ${JSON.stringify(r.body)}`);
+    },
+    event(metric, body, opts = {}) {
+      return call('POST', `/v1/metrics/${metric}/event`, { ...opts, body });
+    },
+  };
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await c.end();
+  }
+}
+
+export async function purgePrefix(url: string, prefix: string): Promise<void> {
+  const r = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length) await r.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Redis keys left under a prefix (to assert cleanup and memory layout). */
+export async function keysUnder(prefix: string): Promise<string[]> {
+  const r = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
+  try {
+    const out: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      out.push(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    return out;
+  } finally {
+    r.disconnect();
+  }
+}

@@ -1,0 +1,55 @@
+import t from 'tap';
+import { TrophyApiClient } from '@trophyso/node';
+import { startServer } from './helpers/harness';
+
+// The official SDK parses responses strictly: if a required field is missing
+// or mistyped, its call throws. Driving it against Laurel checks the wire shapes.
+t.test('@trophyso/node works against Laurel', async (t) => {
+  const s = await startServer(t);
+  const trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });
+
+  // This SDK release exposes only streaks under `admin`; configure over plain HTTP.
+  const metricId = (await s.metrics(['words-written']))['words-written']!.id;
+  await s.attributes([{ key: 'plan', type: 'user' }]);
+
+  const ev = await trophy.metrics.event('words-written', {
+    user: { id: 'sdk-user', email: 'sdk@example.com', tz: 'Europe/London', attributes: { plan: 'pro' } },
+    value: 750,
+    idempotencyKey: 'essay-1',
+  });
+  t.equal(ev.metricId, metricId);
+  t.equal(ev.total, 750);
+  t.equal(ev.idempotentReplayed, false);
+  t.equal(ev.currentStreak.length, 0);
+  const replay = await trophy.metrics.event('words-written', { user: { id: 'sdk-user' }, value: 750, idempotencyKey: 'essay-1' });
+  t.equal(replay.idempotentReplayed, true);
+  t.equal(replay.total, 750);
+
+  const user = await trophy.users.get('sdk-user');
+  t.equal(user.email, 'sdk@example.com');
+  t.equal(user.tz, 'Europe/London');
+  t.same(user.attributes, { plan: 'pro' });
+  const identified = await trophy.users.identify('sdk-2', { name: 'Second' });
+  t.equal(identified.name, 'Second');
+  const made = await trophy.users.create({ id: 'sdk-3' });
+  t.equal(made.id, 'sdk-3');
+
+  const all = await trophy.users.allMetrics('sdk-user');
+  t.equal(all[0]!.current, 750);
+  const one = await trophy.users.singleMetric('sdk-user', 'words-written');
+  t.equal(one.current, 750);
+
+  await s.app.flusher.drain();
+  const summary = await trophy.users.metricEventSummary('sdk-user', 'words-written', {
+    aggregation: 'daily', startDate: '2026-03-10', endDate: '2026-03-10',
+  });
+  t.same(summary, [{ date: '2026-03-10', total: 750, change: 750 }]);
+
+  // An application key works through the SDK for its own user.
+  const keys = await s.call('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'sdk-user' }] });
+  const own = new TrophyApiClient({ apiKey: keys.body.created[0].key, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });
+  t.equal((await own.users.get('sdk-user')).id, 'sdk-user');
+  await t.rejects(own.users.get('sdk-2'), 'another user is refused');
+
+  await t.rejects(trophy.metrics.event('missing', { user: { id: 'sdk-user' }, value: 1 }), 'unknown metric surfaces as an SDK error');
+});

@@ -1,0 +1,57 @@
+import t from 'tap';
+import { startServer } from './helpers/harness';
+import { Relay } from './helpers/proxy';
+
+const redisPort = Number(new URL(process.env.REDIS_URL || 'redis://127.0.0.1:6379').port || 6379);
+const pgUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel');
+const pgPort = Number(pgUrl.port || 5432);
+
+t.test('503 with Retry-After while Redis is unreachable, and recovery', async (t) => {
+  const relay = new Relay(redisPort);
+  const port = await relay.start();
+  t.teardown(() => relay.cut());
+  const s = await startServer(t, { REDIS_URL: `redis://127.0.0.1:${port}` });
+  await s.metrics(['m']);
+  t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
+
+  await relay.cut();
+  const r = await s.event('m', { user: { id: 'u' }, value: 1 });
+  t.equal(r.status, 503);
+  t.equal(r.headers.get('retry-after'), '1');
+  t.type(r.body.error, 'string');
+  t.equal((await s.call('GET', '/v1/users/u')).status, 503);
+  const ready = await s.call('GET', '/readyz', { key: null });
+  t.equal(ready.status, 503);
+  t.match(ready.body, { redis: false, postgres: true });
+
+  await relay.restore();
+  let after = 0;
+  for (let i = 0; i < 50 && after !== 201; i++) {
+    await new Promise((res) => setTimeout(res, 100));
+    after = (await s.event('m', { user: { id: 'u' }, value: 1 })).status;
+  }
+  t.equal(after, 201, 'events flow again once Redis is back');
+  t.equal((await s.call('GET', '/v1/users/u/metrics/m')).body.current, 2, 'the refused event was not applied');
+});
+
+t.test('503 while Postgres is unreachable; events keep flowing', async (t) => {
+  const relay = new Relay(pgPort);
+  const port = await relay.start();
+  const url = new URL(pgUrl);
+  url.port = String(port);
+  t.teardown(() => relay.cut());
+  const s = await startServer(t, { DATABASE_URL: url.toString() });
+  await s.metrics(['m']);
+  t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
+
+  await relay.cut();
+  const admin = await s.call('POST', '/admin/v1/metrics', { body: [{ name: 'N', key: 'n' }] });
+  t.equal(admin.status, 503);
+  t.equal(admin.headers.get('retry-after'), '1');
+  t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201, 'the event path does not need Postgres');
+  t.equal((await s.call('GET', '/readyz', { key: null })).body.postgres, false);
+
+  await relay.restore();
+  await s.app.flusher.drain();
+  t.equal((await s.call('GET', '/admin/v1/metrics')).body.length, 1, 'the refused create left nothing behind');
+});
