@@ -220,6 +220,8 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
           });
         });
       }
+      // Then drop idle keep-alive connections (present at runtime, absent from the typings).
+      (app as unknown as { close?: () => void }).close?.();
     },
     inFlight: () => inFlight,
   };
