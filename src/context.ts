@@ -10,7 +10,7 @@ import type { Tenant, Tenants } from './store/tenants';
 import type { TenantConfig, TenantConfigs } from './store/tenant-config';
 import type { TtlCache } from './domain/ttl-cache';
 import type { Request } from './http/server';
-import { unavailable } from './http/errors';
+import { HttpError, unavailable } from './http/errors';
 
 /** The services a request handler may use. */
 export interface Ctx {
@@ -48,11 +48,19 @@ export const STALE = Symbol('stale');
 /**
  * Run `fn` with the tenant's config; when a script reports the config moved
  * on, reload it and run again (validation included), a few times at most.
+ * A refusal (404, 422…) may come from a stale copy too (a metric created a
+ * moment ago by another process): before answering it, confirm the version.
  */
 export async function withConfig<T>(ctx: Ctx, tenant: Tenant, fn: (cfg: TenantConfig) => Promise<T | typeof STALE>): Promise<T> {
   let cfg = await ctx.configs.get(tenant);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const out = await fn(cfg);
+    let out: T | typeof STALE;
+    try {
+      out = await fn(cfg);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500 || (await ctx.configs.isCurrent(tenant, cfg.ver))) throw err;
+      out = STALE;
+    }
     if (out !== STALE) return out;
     cfg = await ctx.configs.reload(tenant);
   }

@@ -52,6 +52,7 @@ const MIGRATIONS: string[] = [
 
   CREATE TABLE attributes (
     id uuid PRIMARY KEY,
+    seq bigint GENERATED ALWAYS AS IDENTITY,  -- creation order for listing
     tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
     key text NOT NULL,
     name text NOT NULL,

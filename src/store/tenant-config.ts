@@ -68,6 +68,11 @@ export class TenantConfigs {
     return this.fromRedis(t);
   }
 
+  /** Whether `ver` is still the version published in Redis. */
+  async isCurrent(t: Tenant, ver: string): Promise<boolean> {
+    return (await this.redis.hget(this.keys.tenant(t.slot).config, 'ver')) === ver;
+  }
+
   forget(slot: number): void {
     this.cache.delete(slot);
   }

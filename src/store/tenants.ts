@@ -93,7 +93,7 @@ export class Tenants {
 
   async list(limit: number, skip: number): Promise<Tenant[]> {
     const { rows } = await this.db.query<Row>(
-      `SELECT ${COLS} FROM tenants WHERE NOT is_default ORDER BY created, id LIMIT $1 OFFSET $2`,
+      `SELECT ${COLS} FROM tenants WHERE NOT is_default ORDER BY slot LIMIT $1 OFFSET $2`,
       [limit, skip],
     );
     return rows.map(toTenant);

@@ -51,24 +51,26 @@ export const START = '2026-03-10T12:00:00Z';
  */
 export async function startServer(t: Teardown, env: Record<string, string> = {}): Promise<TestServer> {
   const id = randomBytes(5).toString('hex');
-  const schema = `test_${id}`;
-  const prefix = `test-${id}:`;
-  const adminKey = `admin_test.${randomBytes(16).toString('hex')}`;
   const config = loadConfig({
     ...process.env,
     PORT: '0',
     HOST: '127.0.0.1',
-    REDIS_KEY_PREFIX: prefix,
-    DATABASE_SCHEMA: schema,
-    ADMIN_API_KEY: adminKey,
+    REDIS_KEY_PREFIX: `test-${id}:`,
+    DATABASE_SCHEMA: `test_${id}`,
+    ADMIN_API_KEY: `admin_test.${randomBytes(16).toString('hex')}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
   const clock = new ManualClock(new Date(START).getTime());
+  const { keyPrefix: prefix, databaseSchema: schema } = config;
+  const adminKey = config.adminApiKey!;
+  // A server given another's schema (a second process of one deployment) leaves cleanup to the first.
+  const owner = !env.DATABASE_SCHEMA;
   const app = await startApp(config, clock, createLogger(config.logLevel));
   const url = `http://127.0.0.1:${app.port}`;
   t.teardown(async () => {
     await app.close();
+    if (!owner) return;
     // Clean up over the direct addresses (a test may have pointed the app through a relay).
     await dropSchema(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel', schema);
     await purgePrefix(process.env.REDIS_URL || 'redis://127.0.0.1:6379', prefix);

@@ -46,7 +46,7 @@ export function attributeRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { limit, skip } = page(req.query);
         const { rows } = await ctx.db.query<Row>(
-          `SELECT ${COLS} FROM attributes WHERE tenant_id = $1 ORDER BY created, id LIMIT $2 OFFSET $3`,
+          `SELECT ${COLS} FROM attributes WHERE tenant_id = $1 ORDER BY seq LIMIT $2 OFFSET $3`,
           [tenant.id, limit, skip],
         );
         return reply(200, rows.map(attributeJson));

@@ -55,7 +55,7 @@ export function metricRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { limit, skip } = page(req.query);
         const { rows } = await ctx.db.query<Row>(
-          `SELECT ${COLS} FROM metrics WHERE tenant_id = $1 ORDER BY created, slot LIMIT $2 OFFSET $3`,
+          `SELECT ${COLS} FROM metrics WHERE tenant_id = $1 ORDER BY slot LIMIT $2 OFFSET $3`,
           [tenant.id, limit, skip],
         );
         return reply(200, rows.map(metricJson));
@@ -182,5 +182,6 @@ export async function configTx<T>(ctx: Ctx, tenant: Tenant, fn: (c: PoolClient) 
     return r;
   });
   await ctx.configs.publish(tenant);
+  await ctx.broadcast(`config:${tenant.slot}`);
   return out;
 }

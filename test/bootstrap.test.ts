@@ -1,0 +1,42 @@
+import t from 'tap';
+import { randomBytes } from 'node:crypto';
+import { createPool } from '../src/store/db';
+import { migrate } from '../src/store/migrations';
+import { ensureAdminKey } from '../src/store/bootstrap';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/log';
+import { systemClock } from '../src/clock';
+import { startServer } from './helpers/harness';
+
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
+
+t.test('migrations are idempotent and the first admin key is printed once', async (t) => {
+  const schema = `test_boot_${randomBytes(4).toString('hex')}`;
+  const db = createPool(DATABASE_URL, schema);
+  t.teardown(async () => {
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.end();
+  });
+  t.ok((await migrate(db, schema)) > 0);
+  t.equal(await migrate(db, schema), 0, 'a second run applies nothing');
+
+  const config = loadConfig({ DATABASE_URL, DATABASE_SCHEMA: schema });
+  const printed: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => (printed.push(String(chunk)), true)) as typeof process.stdout.write;
+  try {
+    await ensureAdminKey(db, config, systemClock, createLogger('silent'));
+    await ensureAdminKey(db, config, systemClock, createLogger('silent'));
+  } finally {
+    process.stdout.write = write;
+  }
+  const keys = printed.join('').match(/admin_[A-Za-z0-9]+\.[A-Za-z0-9]+/g) ?? [];
+  t.equal(keys.length, 1, 'printed exactly once across two starts');
+  const { rows } = await db.query(`SELECT secret_hash FROM api_keys WHERE kind = 'admin'`);
+  t.equal(rows.length, 1);
+  t.notMatch(rows[0].secret_hash, keys[0]!.split('.')[1]!, 'only the hash is stored');
+
+  // The printed key works against a server on that database.
+  const s = await startServer(t, { DATABASE_SCHEMA: schema, ADMIN_API_KEY: '' });
+  t.equal((await s.call('GET', '/admin/v1/metrics', { key: keys[0]! })).status, 200);
+});
