@@ -79,11 +79,14 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   flusher.start();
   log.info('laurel listening', { host: config.host, port });
 
+  let closed = false;
   return {
     ctx,
     port,
     flusher,
     async close() {
+      if (closed) return;
+      closed = true;
       await http.close(8_000);
       await flusher.stop();
       await flusher.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));

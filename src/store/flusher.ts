@@ -45,6 +45,8 @@ export class Flusher {
   private running: Promise<void> | null = null;
   private stopped = false;
   private readonly pending = new Set<number>();
+  /** Cycles never overlap: an entry read by one must be committed before another looks. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: Pool,
@@ -59,7 +61,7 @@ export class Flusher {
     this.stopped = false;
     const tick = () => {
       if (this.stopped) return;
-      this.running = this.cycle()
+      this.running = this.exclusive(() => this.cycle())
         .then((n) => {
           if (!this.stopped) this.timer = setTimeout(tick, n >= BATCH ? 0 : this.intervalMs);
         })
@@ -80,7 +82,13 @@ export class Flusher {
   /** Flush until every tenant's stream is empty (tests, shutdown). */
   async drain(): Promise<void> {
     this.tenantsAt = 0;
-    while ((await this.cycle()) > 0);
+    while ((await this.exclusive(() => this.cycle())) > 0);
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** One pass over all tenants; returns the number of entries written. */
@@ -110,7 +118,8 @@ export class Flusher {
       entries = await this.read(stream, from);
     } catch (err) {
       if (!String((err as Error).message).includes('NOGROUP')) throw err;
-      await this.redis.xgroup('CREATE', stream, FLUSH_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+      // Only on an existing stream: a deleted tenant must not get one back.
+      if (await this.redis.exists(stream)) await this.redis.xgroup('CREATE', stream, FLUSH_GROUP, '0').catch(() => undefined);
       return 0;
     }
     if (entries.length === 0) {

@@ -45,6 +45,9 @@ export interface TestServer {
 
 export const START = '2026-03-10T12:00:00Z';
 
+/** Servers sharing another's schema; the owner closes them before cleaning up. */
+const followers = new Map<string, App[]>();
+
 /**
  * A real server on a free port, with its own Postgres schema and Redis key
  * prefix so test files run in parallel; everything is removed at teardown.
@@ -68,9 +71,11 @@ export async function startServer(t: Teardown, env: Record<string, string> = {})
   const owner = !env.DATABASE_SCHEMA;
   const app = await startApp(config, clock, createLogger(config.logLevel));
   const url = `http://127.0.0.1:${app.port}`;
+  if (!owner) followers.set(schema, [...(followers.get(schema) ?? []), app]);
   t.teardown(async () => {
     await app.close();
     if (!owner) return;
+    for (const f of followers.get(schema) ?? []) await f.close();
     // Clean up over the direct addresses (a test may have pointed the app through a relay).
     await dropSchema(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel', schema);
     await purgePrefix(process.env.REDIS_URL || 'redis://127.0.0.1:6379', prefix);
