@@ -5,6 +5,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import Redis from 'ioredis';
+import { purgeKeys } from '../src/redis/purge';
 
 /**
  * `npm run bench`: events/s and latency of Laurel's event endpoint beside a
@@ -155,12 +156,7 @@ async function cleanup(prefix: string, schema: string): Promise<void> {
   await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await db.end();
   const r = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length) await r.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  await purgeKeys(r, `${prefix}*`);
   r.disconnect();
 }
 

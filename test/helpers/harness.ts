@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { ManualClock } from '../../src/clock';
 import { startApp, App } from '../../src/app';
+import { purgeKeys } from '../../src/redis/purge';
 
 /** Anything with a teardown hook (a tap Test). */
 interface Teardown {
@@ -132,12 +133,7 @@ async function dropSchema(url: string, schema: string): Promise<void> {
 export async function purgePrefix(url: string, prefix: string): Promise<void> {
   const r = new Redis(url);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await r.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await purgeKeys(r, `${prefix}*`);
   } finally {
     r.disconnect();
   }

@@ -7,6 +7,7 @@ import { reply, Request, Route } from '../../http/server';
 import { tx } from '../../store/db';
 import { Tenant, tenantJson } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
+import { purgeKeys } from '../../redis/purge';
 
 interface CreateTenant {
   customerId: string & tags.MinLength<1> & tags.MaxLength<255>;
@@ -104,7 +105,7 @@ export function tenantRoutes(ctx: Ctx): Route[] {
         // The rows are gone (and with them every config object); now drop the hot state.
         for (const t of deleted) {
           ctx.configs.forget(t.slot);
-          await purgeKeys(ctx, ctx.keys.tenant(t.slot).all);
+          await purgeKeys(ctx.redis, ctx.keys.tenant(t.slot).all);
         }
         return reply(200, { deleted: deleted.map((t) => ({ id: t.id })), issues });
       },
@@ -114,14 +115,4 @@ export function tenantRoutes(ctx: Ctx): Route[] {
 
 function sortIssues(issues: AdminIssue[]): AdminIssue[] {
   return issues.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-}
-
-/** Delete every key matching a glob (SCAN, never KEYS). */
-export async function purgeKeys(ctx: Ctx, pattern: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await ctx.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    if (keys.length) await ctx.redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }

@@ -1,0 +1,28 @@
+import type { PoolClient } from 'pg';
+import type { Ctx } from '../../context';
+import { tx } from '../../store/db';
+import { TenantConfigs } from '../../store/tenant-config';
+import type { Tenant } from '../../store/tenants';
+
+/** A new per-tenant short id (never reused, so stale Redis fields never alias). */
+export async function nextSlot(c: PoolClient, tenantId: string): Promise<number> {
+  const { rows } = await c.query<{ seq: number }>('UPDATE tenants SET seq = seq + 1 WHERE id = $1 RETURNING seq', [tenantId]);
+  return rows[0]!.seq;
+}
+
+/**
+ * A config change: runs in a transaction that locks the tenant row and bumps
+ * its config version, then publishes the compiled config to Redis and tells
+ * the other processes to drop their copy.
+ */
+export async function configTx<T>(ctx: Ctx, tenant: Tenant, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const out = await tx(ctx.db, async (c) => {
+    await c.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenant.id]);
+    const r = await fn(c);
+    await TenantConfigs.bump(c, tenant.id);
+    return r;
+  });
+  await ctx.configs.publish(tenant);
+  await ctx.broadcast(`config:${tenant.slot}`);
+  return out;
+}
