@@ -1,5 +1,6 @@
 import t from 'tap';
-import { startServer } from './helpers/harness';
+import Redis from 'ioredis';
+import { keysUnder, startServer } from './helpers/harness';
 
 t.test('the event path', async (t) => {
   const s = await startServer(t);
@@ -76,6 +77,15 @@ t.test('the event path', async (t) => {
     s.clock.advance(7 * 86_400_000);
     t.equal((await s.event('words', { user: { id: 'idem' }, value: 5 }, { headers: { 'Idempotency-Key': 'lesson-1' } })).status, 202);
     t.equal((await s.event('words', { user: { id: 'idem' }, value: 5 }, { headers: { 'Idempotency-Key': 'x'.repeat(256) } })).status, 400);
+  });
+
+  t.test('a used idempotency key costs an integer in a compact set, not a key of its own', async (t) => {
+    for (let i = 0; i < 20; i++) await s.event('words', { user: { id: 'compact' }, value: 1 }, { headers: { 'Idempotency-Key': `k-${i}` } });
+    const buckets = (await keysUnder(s.prefix)).filter((k) => k.includes(':i:'));
+    t.ok(buckets.length > 0);
+    const r = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
+    t.teardown(() => r.disconnect());
+    for (const b of buckets) t.equal(await r.object('ENCODING', b), 'intset', `${b} is an intset`);
   });
 
   t.test('200 parallel requests with one Idempotency-Key apply once', async (t) => {

@@ -41,3 +41,19 @@ t.test('a deleted application key stops working in every process', async (t) => 
   }
   t.equal(status, 401, 'the broadcast reached b');
 });
+
+t.test("an event without tz is dated in the user's stored zone, even by a process that never saw the user", async (t) => {
+  const a = await startServer(t);
+  const b = await startServer(t, { DATABASE_SCHEMA: a.schema, REDIS_KEY_PREFIX: a.prefix, ADMIN_API_KEY: a.adminKey });
+  await a.metrics(['m']);
+  t.equal((await a.call('PUT', '/v1/users/kiri', { body: { tz: 'Pacific/Kiritimati' } })).status, 200);
+  // 2026-03-10 23:00 UTC is already 2026-03-11 13:00 in Kiritimati (UTC+14).
+  b.clock.set('2026-03-10T23:00:00Z');
+  t.equal((await b.event('m', { user: { id: 'kiri' }, value: 3 })).status, 201);
+  await b.app.flusher.drain();
+  const s = await a.call('GET', '/v1/users/kiri/metrics/m/event-summary?aggregation=daily&startDate=2026-03-10&endDate=2026-03-11');
+  t.same(s.body, [
+    { date: '2026-03-10', total: 0, change: 0 },
+    { date: '2026-03-11', total: 3, change: 3 },
+  ]);
+});

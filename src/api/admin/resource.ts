@@ -1,12 +1,11 @@
 import type { Pool, PoolClient } from 'pg';
+import type { IValidation } from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
-import { idsParam, uuidParam } from '../../http/body';
+import { idsParam, jsonBody, uuidParam } from '../../http/body';
 import { notFound } from '../../http/errors';
 import { reply, Route } from '../../http/server';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
-import type { IValidation } from 'typia';
-import { jsonBody } from '../../http/body';
 import { configTx } from './config-tx';
 
 /** A tenant-scoped config table exposed as an Admin API collection. */
