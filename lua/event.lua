@@ -1,9 +1,11 @@
 -- Apply one metric event atomically and say everything the response needs.
 -- KEYS: 1 config, 2 user, 3 idempotency bucket, 4 change stream, 5 tenant stats
 -- ARGV: 1 config version, 2 metric slot, 3 value, 4 now (ms), 5 idempotency
---       member ('' when none), 6 zone the periods were computed in,
---       7 user patch (JSON object), 8 event record (JSON, for the stream)
--- Replies: {'STALE'} | {'TZ', zone} | {'REPLAY', total} | {'OK', total}
+--       member ('' when none), 6 zone the dates were computed in,
+--       7 user patch (JSON object), 8 event record (JSON, for the stream),
+--       9 points program (JSON), 10 the user's own boosts (JSON), 11 local date
+-- Replies: {'STALE'} | {'TZ', zone} | {'REPLAY', total} | {'BLOCKED', system slot}
+--        | {'OK', total, points changes (JSON)}
 local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local total_field = 'm' .. slot
@@ -15,7 +17,7 @@ if member ~= '' and redis.call('SISMEMBER', idem, member) == 1 then
   return {'REPLAY', redis.call('HGET', user, total_field) or '0'}
 end
 
--- Periods are computed by the caller in the user's zone; make sure it guessed
+-- Dates are computed by the caller in the user's zone; make sure it guessed
 -- the zone this event will be counted in.
 local patch = cjson.decode(ARGV[7])
 local effective = patch['tz']
@@ -23,10 +25,20 @@ if effective == nil then effective = redis.call('HGET', user, 'tz') end -- false
 if not effective or effective == '' then effective = 'UTC' end
 if effective ~= zone then return {'TZ', effective} end
 
+-- Evaluate everything first; write only if nothing blocks.
+local record = cjson.decode(ARGV[8])
+local prev = tonumber(redis.call('HGET', user, total_field) or '0')
+local total = fmt_total(prev + tonumber(value))
+local P = pts_new(user, patch, record['a'] ~= cjson.null and record['a'] or {}, ARGV[11], cjson.decode(ARGV[9]), cjson.decode(ARGV[10]))
+local is_new = redis.call('HEXISTS', user, 'c') == 0
+if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) then
+  return {'BLOCKED', tostring(P.blocked)}
+end
+
 local created, changed = apply_user_patch(user, stats, patch, now)
-local total = fmt_total(tonumber(redis.call('HGET', user, total_field) or '0') + tonumber(value))
 redis.call('HSET', user, total_field, total)
+local points = pts_commit(P)
 if member ~= '' then redis.call('SADD', idem, member) end
 redis.call('XADD', stream, '*', 'k', 'ev', 'e', ARGV[8], 't', total,
-  'c', created and now or '', 'p', changed and ARGV[7] or '')
-return {'OK', total}
+  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points)
+return {'OK', total, points}

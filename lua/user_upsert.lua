@@ -1,19 +1,28 @@
--- Create or update a user's profile.
+-- Create or update a user's profile (user_creation points triggers included).
 -- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats
 -- ARGV: 1 config version, 2 now (ms), 3 mode ('upsert' | 'update'),
---       4 user id, 5 patch (JSON object)
--- Replies: {'STALE'} | {'NOTFOUND'} | {'OK', created, field, value, ...}
+--       4 user id, 5 patch (JSON object), 6 points program (JSON),
+--       7 the user's own boosts (JSON), 8 local date, 9 operation id
+-- Replies: {'STALE'} | {'NOTFOUND'} | {'BLOCKED', system slot}
+--        | {'OK', created, points changes (JSON), field, value, ...}
 local cfg, user, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local ver, now, mode, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
 if config_is_stale(cfg, ver) then return {'STALE'} end
 if mode == 'update' and redis.call('EXISTS', user) == 0 then return {'NOTFOUND'} end
 
-local created, changed = apply_user_patch(user, stats, cjson.decode(ARGV[5]), now)
-if created or changed then
-  redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now,
-    'c', created and now or '', 'p', changed and ARGV[5] or '')
+local patch = cjson.decode(ARGV[5])
+local P = pts_new(user, patch, {}, ARGV[8], cjson.decode(ARGV[6]), cjson.decode(ARGV[7]))
+if redis.call('HEXISTS', user, 'c') == 0 and not pts_created(P) then
+  return {'BLOCKED', tostring(P.blocked)}
 end
-local reply = {'OK', created and '1' or '0'}
+
+local created, changed = apply_user_patch(user, stats, patch, now)
+local points = pts_commit(P)
+if created or changed then
+  redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[9], 'd', ARGV[8],
+    'c', created and now or '', 'p', changed and ARGV[5] or '', 'pa', points)
+end
+local reply = {'OK', created and '1' or '0', points}
 for _, v in ipairs(redis.call('HGETALL', user)) do reply[#reply + 1] = v end
 return reply

@@ -20,6 +20,7 @@ import { tenantRoutes } from './api/admin/tenants';
 import { metricRoutes } from './api/admin/metrics';
 import { attributeRoutes } from './api/admin/attributes';
 import { apiKeyRoutes } from './api/admin/api-keys';
+import { pointsRoutes } from './api/admin/points';
 import { ensureAdminKey } from './store/bootstrap';
 
 export interface App {
@@ -72,6 +73,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ...metricRoutes(ctx),
     ...attributeRoutes(ctx),
     ...apiKeyRoutes(ctx),
+    ...pointsRoutes(ctx),
   ];
   const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
   const port = await http.listen(config.host, config.port);

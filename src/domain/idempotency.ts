@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_BUCKETS } from '../redis/keys';
+import { derivedId } from './ids';
 
 /**
  * A used Idempotency-Key is stored as one 64-bit integer in one of the
@@ -17,10 +18,9 @@ export interface IdempotencySlot {
 
 export function idempotencySlot(userId: string, metricId: string, key: string): IdempotencySlot {
   const h = createHash('sha256').update(userId).update('\0').update(metricId).update('\0').update(key).digest();
-  const hex = h.toString('hex', 16, 32);
   return {
     member: h.readBigInt64BE(0).toString(),
     bucket: h.readUInt16BE(8) % IDEMPOTENCY_BUCKETS,
-    eventId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`,
+    eventId: derivedId('event', userId, metricId, key),
   };
 }

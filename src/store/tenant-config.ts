@@ -6,6 +6,8 @@ import type { Scripts } from '../redis/scripts';
 import type { Tenant } from './tenants';
 import { isUnavailable, unavailable } from '../http/errors';
 import { tx } from './db';
+import { compileTenant, parseTenant } from './compile';
+import type { BoostConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
 
 export interface MetricConfig {
   id: string;
@@ -24,6 +26,16 @@ export interface TenantConfig {
   metricsById: Map<string, MetricConfig>;
   userAttributes: Set<string>;
   eventAttributes: Set<string>;
+  systemsByKey: Map<string, PointsSystemConfig>;
+  systemsBySlot: Map<number, PointsSystemConfig>;
+  triggersById: Map<string, TriggerConfig>;
+  boostsById: Map<string, BoostConfig>;
+  /** Boosts aimed at one user, by user id. */
+  userBoosts: Map<string, BoostConfig[]>;
+  /** Cache of `program()` results. */
+  programs: Map<string | null, string>;
+  /** The points program of events on a metric (null: a user write with no metric). */
+  program(metricId: string | null): string;
 }
 
 /**
@@ -96,7 +108,7 @@ export class TenantConfigs {
   private async fromRedis(t: Tenant): Promise<TenantConfig> {
     const h = await this.redis.hgetall(this.keys.tenant(t.slot).config);
     if (!h.ver) throw unavailable('Tenant configuration is not available yet');
-    const cfg = parse(h);
+    const cfg = parseTenant(h);
     this.cache.set(t.slot, cfg);
     return cfg;
   }
@@ -107,46 +119,9 @@ export class TenantConfigs {
       this.db,
       async (c) => {
         const ver = await c.query<{ config_version: number }>('SELECT config_version FROM tenants WHERE id = $1', [tenantId]);
-        const metrics = await c.query<{ id: string; slot: number; key: string; name: string; unit_type: 'number' | 'currency'; units: string }>(
-          'SELECT id, slot, key, name, unit_type, units FROM metrics WHERE tenant_id = $1',
-          [tenantId],
-        );
-        const attrs = await c.query<{ key: string; type: string }>('SELECT key, type FROM attributes WHERE tenant_id = $1', [tenantId]);
-        const entries: [string, string][] = metrics.rows.map((m) => [
-          `m:${m.key}`,
-          JSON.stringify({ id: m.id, slot: m.slot, key: m.key, name: m.name, unitType: m.unit_type, units: m.units } satisfies MetricConfig),
-        ]);
-        entries.push([
-          'attrs',
-          JSON.stringify({
-            user: attrs.rows.filter((a) => a.type === 'user').map((a) => a.key),
-            event: attrs.rows.filter((a) => a.type === 'event').map((a) => a.key),
-          }),
-        ]);
-        return { ver: String(ver.rows[0]?.config_version ?? 0), entries };
+        return { ver: String(ver.rows[0]?.config_version ?? 0), entries: await compileTenant(c, tenantId) };
       },
       'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
     );
   }
-}
-
-function parse(h: Record<string, string>): TenantConfig {
-  const cfg: TenantConfig = {
-    ver: h.ver!,
-    metricsByKey: new Map(),
-    metricsById: new Map(),
-    userAttributes: new Set(),
-    eventAttributes: new Set(),
-  };
-  for (const f in h) {
-    if (f.startsWith('m:')) {
-      const m = JSON.parse(h[f]!) as MetricConfig;
-      cfg.metricsByKey.set(m.key, m);
-      cfg.metricsById.set(m.id, m);
-    }
-  }
-  const attrs = JSON.parse(h.attrs ?? '{"user":[],"event":[]}') as { user: string[]; event: string[] };
-  attrs.user.forEach((k) => cfg.userAttributes.add(k));
-  attrs.event.forEach((k) => cfg.eventAttributes.add(k));
-  return cfg;
 }

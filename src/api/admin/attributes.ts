@@ -36,7 +36,7 @@ const ATTRIBUTES: Resource<Row> = {
 export function attributeRoutes(ctx: Ctx): Route[] {
   return [
     ...readDeleteRoutes(ctx, ATTRIBUTES),
-    batchRoute(ctx, ATTRIBUTES, 'post', typia.createValidate<CreateAttribute>(), async (c, tenant, item) => {
+    batchRoute(ctx, ATTRIBUTES, 'post', typia.createValidate<CreateAttribute>(), async (c, { tenant }, item) => {
       if (!KEY_PATTERN.test(item.key)) return KEY_RULE;
       const taken = await c.query('SELECT 1 FROM attributes WHERE tenant_id = $1 AND type = $2 AND key = $3', [tenant.id, item.type, item.key]);
       if (taken.rowCount) return 'Key already in use by another attribute of this type';
@@ -46,7 +46,7 @@ export function attributeRoutes(ctx: Ctx): Route[] {
       );
       return rows[0]!;
     }),
-    batchRoute(ctx, ATTRIBUTES, 'patch', typia.createValidate<UpdateAttribute>(), async (c, tenant, item) => {
+    batchRoute(ctx, ATTRIBUTES, 'patch', typia.createValidate<UpdateAttribute>(), async (c, { tenant }, item) => {
       const { rows } = await c.query<Row>(
         `UPDATE attributes SET name = coalesce($3, name), updated = $4 WHERE tenant_id = $1 AND id = $2 RETURNING ${COLS}`,
         [tenant.id, item.id.toLowerCase(), item.name ?? null, new Date(ctx.clock.now())],

@@ -49,7 +49,7 @@ function checkUnits(unitType: UnitType, units: string): { units: string } | stri
 export function metricRoutes(ctx: Ctx): Route[] {
   return [
     ...readDeleteRoutes(ctx, METRICS),
-    batchRoute(ctx, METRICS, 'post', typia.createValidate<CreateMetric>(), async (c, tenant, item) => {
+    batchRoute(ctx, METRICS, 'post', typia.createValidate<CreateMetric>(), async (c, { tenant }, item) => {
       if (!KEY_PATTERN.test(item.key)) return KEY_RULE;
       const unitType = item.unitType ?? 'number';
       const units = checkUnits(unitType, item.units ?? '');
@@ -64,9 +64,9 @@ export function metricRoutes(ctx: Ctx): Route[] {
       );
       return rows[0]!;
     }),
-    batchRoute(ctx, METRICS, 'patch', typia.createValidate<UpdateMetric>(), async (c, tenant, item) => {
+    batchRoute(ctx, METRICS, 'patch', typia.createValidate<UpdateMetric>(), async (c, { tenant }, item) => {
       const id = item.id.toLowerCase();
-      const row = await getRow(c, METRICS, tenant, id);
+      const row = await getRow(c, METRICS, { tenant, parentId: null }, id);
       if (!row) return 'Metric not found';
       const unitType = item.unitType ?? row.unit_type;
       // Switching unit type without new units clears the old ones (a currency code is no label).

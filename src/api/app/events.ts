@@ -3,11 +3,12 @@ import typia, { tags } from 'typia';
 import { Ctx, identify, STALE, withConfig } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
-import { badRequest, notFound, unavailable } from '../../http/errors';
+import { badRequest, notFound, unavailable, unprocessable } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
 import { localDate } from '../../domain/time';
 import { userPatch } from '../../domain/users';
 import { idempotencySlot } from '../../domain/idempotency';
+import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
 import { checkAttributeKeys, checkUserAttributes, UserWithId, zoneOf } from './user-input';
 
 interface EventBody {
@@ -53,19 +54,23 @@ async function submitEvent(ctx: Ctx, req: Request) {
     const eventId = slot ? slot.eventId : randomUUID();
     const patch = JSON.stringify(userPatch(body.user, bodyZone));
     // A wrong zone guess costs one more call; it can change only once per event.
+    let date = localDate(now, zone);
     for (let attempt = 0; attempt < 2; attempt++) {
-      const date = localDate(now, zone);
+      date = localDate(now, zone);
       const record = JSON.stringify({
         id: eventId, u: userId, m: metric.id, v: body.value, a: body.attributes ?? null, at: now, d: date, ik: idemKey || null,
       });
       const r = (await ctx.scripts.run(
         'event',
         [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats],
-        [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record],
+        [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
+          cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date],
       )) as string[];
       switch (r[0]) {
         case 'STALE':
           return STALE;
+        case 'BLOCKED':
+          throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}" for this event`);
         case 'TZ':
           zone = r[1]!;
           ctx.zones.set(zoneKey, zone, 3_600_000);
@@ -80,7 +85,7 @@ async function submitEvent(ctx: Ctx, req: Request) {
             total: Number(r[1]),
             achievements: [],
             currentStreak: NO_STREAK,
-            points: {},
+            points: r[2] ? pointsResponse(cfg, JSON.parse(r[2]) as ScriptPoints, eventId, now, date) : {},
             leaderboards: {},
           };
           if (idemKey) {

@@ -2,7 +2,10 @@ import typia from 'typia';
 import { Ctx, identify, STALE, withConfig } from '../../context';
 import { Principal, requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
-import { notFound } from '../../http/errors';
+import { randomUUID } from 'node:crypto';
+import { notFound, unprocessable } from '../../http/errors';
+import { localDate } from '../../domain/time';
+import { userBoostsArg } from '../../domain/points';
 import { reply, Request, Route } from '../../http/server';
 import { toMap, totalField, userJson, userPatch } from '../../domain/users';
 import type { Tenant } from '../../store/tenants';
@@ -47,11 +50,19 @@ async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mo
   const tk = ctx.keys.tenant(tenant.slot);
   return withConfig(ctx, tenant, async (cfg) => {
     checkUserAttributes(cfg, input);
-    const r = (await ctx.scripts.run('user_upsert', [tk.config, tk.user(id), tk.stream, tk.stats], [cfg.ver, ctx.clock.now(), mode, id, patch])) as string[];
+    const now = ctx.clock.now();
+    // Boost dates use the zone sent, else the last one seen (exact for new users, who have no other).
+    const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${id}`) ?? 'UTC') : (zone ?? 'UTC'));
+    const r = (await ctx.scripts.run(
+      'user_upsert',
+      [tk.config, tk.user(id), tk.stream, tk.stats],
+      [cfg.ver, now, mode, id, patch, cfg.program(null), userBoostsArg(cfg.userBoosts.get(id)), date, randomUUID()],
+    )) as string[];
     if (r[0] === 'STALE') return STALE;
     if (r[0] === 'NOTFOUND') throw notFound(`User "${id}" not found`);
+    if (r[0] === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}"`);
     if (zone !== undefined) ctx.zones.set(`${tenant.slot}:${id}`, zone ?? 'UTC', 3_600_000);
-    return userJson(id, toMap(r, 2));
+    return userJson(id, toMap(r, 3));
   });
 }
 

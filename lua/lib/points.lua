@@ -1,0 +1,132 @@
+-- Points: triggers fire, boosts multiply positive awards, caps clip them.
+-- Evaluation only reads; pts_commit writes. So an event blocked by
+-- blockIfOutOfPoints leaves no trace at all.
+
+-- P carries one evaluation: the user hash, the profile patch being applied,
+-- the event's attributes, the user's local date, the program (see
+-- src/domain/points.ts buildProgram) and the user's own boosts.
+local function pts_new(user_key, patch, event_attrs, date, prog, user_boosts)
+  return { user = user_key, patch = patch, ea = event_attrs or {}, date = date, prog = prog,
+    ub = user_boosts, sys = {}, order = {}, hw = {}, blocked = nil }
+end
+
+-- A user attribute as it will be once the patch is applied.
+local function pts_user_attr(P, k)
+  local v = P.patch['a:' .. k]
+  if v == nil then v = redis.call('HGET', P.user, 'a:' .. k) end
+  return v
+end
+
+local function pts_filters_ok(P, filters, from_event)
+  for _, f in ipairs(filters) do
+    local v
+    if from_event then v = P.ea[f[1]] else v = pts_user_attr(P, f[1]) end
+    if v ~= f[2] then return false end
+  end
+  return true
+end
+
+local function pts_state(P, s)
+  local st = P.sys[s]
+  if not st then
+    local b = tonumber(redis.call('HGET', P.user, 'p' .. s) or '0')
+    st = { b = b, a = b, aw = {} }
+    P.sys[s] = st
+    P.order[#P.order + 1] = s
+  end
+  return st
+end
+
+-- Round a boosted amount; the epsilon absorbs float noise (10 * 1.1).
+local function pts_round(x, mode)
+  if mode == 'up' then return math.ceil(x - 1e-9) end
+  if mode == 'nearest' then return math.floor(x + 0.5) end
+  return math.floor(x + 1e-9)
+end
+
+-- Active boosts of system s for this user on its local date: their product,
+-- their ids, and the rounding (down if any says down, else nearest if any
+-- says nearest, else up: several boosts never round in the user's favour
+-- more than one would).
+local function pts_boost(P, s)
+  local m, ids, rounding = 1, {}, nil
+  local function consider(list)
+    for _, b in ipairs(list) do
+      if b.s == s and b.st <= P.date and (b.en == '' or P.date <= b.en) and pts_filters_ok(P, b.ua, false) then
+        m = m * b.m
+        ids[#ids + 1] = b.i
+        if rounding == nil or b.r == 'down' or (b.r == 'nearest' and rounding == 'up') then rounding = b.r end
+      end
+    end
+  end
+  consider(P.prog.bo)
+  consider(P.ub)
+  return m, ids, rounding or 'down'
+end
+
+-- Fire trigger t for `amount` points. False when it would take the total
+-- below zero and the trigger blocks that.
+local function pts_grant(P, t, amount)
+  local st = pts_state(P, t.s)
+  local boosts = {}
+  if amount > 0 then
+    local m, ids, rounding = pts_boost(P, t.s)
+    if m ~= 1 then
+      amount = pts_round(amount * m, rounding)
+      boosts = ids
+    end
+    local max = P.prog.max[tostring(t.s)]
+    if max and st.a + amount > max then amount = math.max(0, max - st.a) end
+  elseif t.b == 1 and st.a + amount < 0 then
+    P.blocked = t.s
+    return false
+  end
+  if amount == 0 then return true end
+  st.a = st.a + amount
+  st.aw[#st.aw + 1] = { t = t.i, si = t.si, a = amount, tot = st.a, bo = boosts }
+  return true
+end
+
+-- Metric triggers: one award per new multiple of the threshold, measured
+-- against a high-water mark so a falling total never deducts and climbing
+-- back over a multiple never pays twice.
+local function pts_metric(P, prev, new)
+  for _, t in ipairs(P.prog.mt) do
+    if pts_filters_ok(P, t.ua, false) and pts_filters_ok(P, t.ea, true) then
+      local f = 'h' .. t.k
+      local hw = redis.call('HGET', P.user, f)
+      hw = hw and tonumber(hw) or math.max(0, math.floor(prev / t.th))
+      local n = math.floor(new / t.th)
+      if n > hw then
+        if not pts_grant(P, t, (n - hw) * t.p) then return false end
+        hw = n
+      end
+      P.hw[f] = hw
+    end
+  end
+  return true
+end
+
+-- Triggers that fire once when the user is first seen.
+local function pts_created(P)
+  for _, t in ipairs(P.prog.uc) do
+    if pts_filters_ok(P, t.ua, false) and not pts_grant(P, t, t.p) then return false end
+  end
+  return true
+end
+
+-- Write totals and high-water marks; returns the changes as JSON ('{}' if none).
+local function pts_commit(P)
+  for f, v in pairs(P.hw) do redis.call('HSET', P.user, f, v) end
+  local out, any = {}, false
+  for _, s in ipairs(P.order) do
+    local st = P.sys[s]
+    if #st.aw > 0 then
+      redis.call('HSET', P.user, 'p' .. s, st.a)
+      out[tostring(s)] = st
+      any = true
+    end
+  end
+  if not any then return '{}' end
+  return cjson.encode(out)
+end

@@ -1,0 +1,213 @@
+import { derivedId } from './ids';
+
+/**
+ * Points systems as the server and the scripts see them, the per-event
+ * "program" handed to Lua, and the shaping of points in responses.
+ */
+export type Filter = [key: string, value: string];
+export type Rounding = 'down' | 'up' | 'nearest';
+
+export interface TriggerConfig {
+  id: string;
+  slot: number;
+  systemId: string;
+  systemSlot: number;
+  type: 'metric' | 'achievement' | 'streak' | 'time' | 'user_creation';
+  points: number;
+  status: 'active' | 'inactive';
+  metricId: string | null;
+  metricThreshold: number | null;
+  achievementId: string | null;
+  streakLength: number | null;
+  timeUnit: 'hours' | 'days' | null;
+  timeInterval: number | null;
+  /** Filters by attribute key (ids resolved at compile time; an unknown attribute never matches). */
+  userAttributes: Filter[];
+  eventAttributes: Filter[];
+  block: boolean;
+  /** When it last became active (ms); time triggers count intervals from here or the user's creation. */
+  activated: number | null;
+  created: string;
+  updated: string;
+}
+
+export interface LevelConfig {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  badgeUrl: string | null;
+  points: number;
+}
+
+export interface BoostConfig {
+  id: string;
+  systemSlot: number;
+  name: string;
+  userId: string | null;
+  userAttributes: Filter[];
+  start: string;
+  end: string | null;
+  multiplier: number;
+  rounding: Rounding;
+}
+
+export interface PointsSystemConfig {
+  id: string;
+  slot: number;
+  key: string;
+  name: string;
+  description: string;
+  badgeUrl: string | null;
+  maxPoints: number | null;
+  triggers: TriggerConfig[];
+  /** Ascending by threshold. */
+  levels: LevelConfig[];
+  boosts: BoostConfig[];
+}
+
+/** The field of a user's hash holding their total in a system. */
+export const pointsField = (systemSlot: number) => `p${systemSlot}`;
+
+/** The level a total reaches: the highest whose threshold is at or below it. */
+export function levelFor(levels: LevelConfig[], total: number): LevelConfig | null {
+  let hit: LevelConfig | null = null;
+  for (const l of levels) if (l.points <= total) hit = l;
+  return hit;
+}
+
+export const levelJson = (l: LevelConfig) => ({ id: l.id, key: l.key, name: l.name, description: l.description, badgeUrl: l.badgeUrl, points: l.points });
+
+/** A trigger as the Application API shows it. */
+export function triggerAppJson(t: TriggerConfig, names: { metric?: (id: string) => string | undefined }) {
+  const out: Record<string, unknown> = {
+    id: t.id,
+    type: t.type,
+    points: t.points,
+    status: t.status,
+    userAttributes: t.userAttributes.map(([key, value]) => ({ key, value })),
+    created: t.created,
+    updated: t.updated,
+  };
+  if (t.type === 'metric') {
+    Object.assign(out, {
+      metricId: t.metricId,
+      metricName: names.metric?.(t.metricId!),
+      metricThreshold: t.metricThreshold,
+      eventAttributes: t.eventAttributes.map(([key, value]) => ({ key, value })),
+    });
+  }
+  if (t.type === 'achievement') out.achievementId = t.achievementId;
+  if (t.type === 'streak') out.streakLengthThreshold = t.streakLength;
+  if (t.type === 'time') Object.assign(out, { timeUnit: t.timeUnit === 'hours' ? 'hour' : 'day', timeInterval: t.timeInterval });
+  return out;
+}
+
+/** Boost status on a given local date. */
+export function boostStatusOn(b: { start: string; end: string | null }, date: string): 'scheduled' | 'active' | 'finished' {
+  if (b.start > date) return 'scheduled';
+  if (b.end !== null && b.end < date) return 'finished';
+  return 'active';
+}
+
+export const boostJson = (b: BoostConfig, date: string) => ({
+  id: b.id, name: b.name, status: boostStatusOn(b, date), start: b.start, end: b.end, multiplier: b.multiplier, rounding: b.rounding,
+});
+
+/** Whether a user's attributes satisfy every filter. */
+export function filtersMatch(filters: Filter[], attrs: Record<string, string>): boolean {
+  return filters.every(([k, v]) => attrs[k] === v);
+}
+
+/**
+ * What the event script needs to evaluate points for one metric (or for a
+ * user write, with no metric): compact arrays, built once per config version.
+ */
+export function buildProgram(systems: PointsSystemConfig[], metricId: string | null): string {
+  const mt: unknown[] = [];
+  const uc: unknown[] = [];
+  const bo: unknown[] = [];
+  const max: Record<string, number> = {};
+  for (const s of systems) {
+    if (s.maxPoints !== null) max[s.slot] = s.maxPoints;
+    for (const t of s.triggers) {
+      if (t.status !== 'active') continue;
+      const base = { i: t.id, k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
+      if (t.type === 'metric' && t.metricId === metricId) mt.push({ ...base, th: t.metricThreshold, ea: t.eventAttributes });
+      if (t.type === 'user_creation') uc.push(base);
+    }
+    for (const b of s.boosts) if (!b.userId) bo.push({ i: b.id, s: s.slot, m: b.multiplier, r: b.rounding, st: b.start, en: b.end ?? '', ua: b.userAttributes });
+  }
+  return JSON.stringify({ mt, uc, bo, max });
+}
+
+/** A user's own boosts, in the program's shape (passed separately: there may be many users with boosts). */
+export function userBoostsArg(boosts: BoostConfig[] | undefined): string {
+  if (!boosts?.length) return '[]';
+  return JSON.stringify(boosts.map((b) => ({ i: b.id, s: b.systemSlot, m: b.multiplier, r: b.rounding, st: b.start, en: b.end ?? '', ua: [] })));
+}
+
+/** One award as the script reports it. */
+export interface ScriptAward {
+  /** trigger id */
+  t: string;
+  /** system id */
+  si: string;
+  /** points actually added */
+  a: number;
+  /** system total after it */
+  tot: number;
+  /** ids of the boosts that multiplied it */
+  bo: string[];
+}
+/** Changes to one system in one script call, keyed by system slot. */
+export type ScriptPoints = Record<string, { b: number; a: number; aw: ScriptAward[] }>;
+
+/** Lua encodes an empty table as an object: read a list that may be `{}`. */
+const list = <T>(x: unknown): T[] => (Array.isArray(x) ? (x as T[]) : []);
+
+export interface PointsLookup {
+  systemsBySlot: Map<number, PointsSystemConfig>;
+  triggersById: Map<string, TriggerConfig>;
+  boostsById: Map<string, BoostConfig>;
+  metricsById: Map<string, { name: string }>;
+}
+
+/** The system fields every points object in a response carries. */
+export const systemJson = (s: PointsSystemConfig) => ({
+  id: s.id, key: s.key, name: s.name, description: s.description || null, badgeUrl: s.badgeUrl, maxPoints: s.maxPoints,
+});
+
+/**
+ * The `points` map of an event (or achievement) response: only the systems
+ * that changed, with their awards, and `level` only when it changed.
+ */
+export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: string, at: number, date: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const when = new Date(at).toISOString();
+  for (const slot in changes) {
+    const s = cfg.systemsBySlot.get(Number(slot));
+    if (!s) continue;
+    const c = changes[slot]!;
+    const awards = list<ScriptAward>(c.aw).map((a) => {
+      const t = cfg.triggersById.get(a.t);
+      return {
+        id: derivedId('award', opId, a.t),
+        awarded: a.a,
+        date: when,
+        total: a.tot,
+        trigger: t ? triggerAppJson(t, { metric: (id) => cfg.metricsById.get(id)?.name }) : { id: a.t },
+        boosts: list<string>(a.bo).flatMap((id) => {
+          const b = cfg.boostsById.get(id);
+          return b ? [boostJson(b, date)] : [];
+        }),
+      };
+    });
+    const entry: Record<string, unknown> = { ...systemJson(s), total: c.a, added: c.a - c.b, awards };
+    const before = levelFor(s.levels, c.b);
+    const after = levelFor(s.levels, c.a);
+    if (before?.id !== after?.id) entry.level = after ? levelJson(after) : null;
+    out[s.key] = entry;
+  }
+  return out;
+}

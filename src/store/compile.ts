@@ -1,0 +1,106 @@
+import type { PoolClient } from 'pg';
+import type { MetricConfig, TenantConfig } from './tenant-config';
+import { buildProgram, BoostConfig, Filter, LevelConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
+
+/**
+ * The compiled form of a tenant's configuration: hash fields written to Redis
+ * by publish, and read back (by any process) into a TenantConfig.
+ */
+export async function compileTenant(c: PoolClient, tenantId: string): Promise<[string, string][]> {
+  const q = async <T>(sql: string) => (await c.query(sql, [tenantId])).rows as T[];
+  const metrics = await q<{ id: string; slot: number; key: string; name: string; unit_type: 'number' | 'currency'; units: string }>(
+    'SELECT id, slot, key, name, unit_type, units FROM metrics WHERE tenant_id = $1',
+  );
+  const attrs = await q<{ id: string; key: string; type: string }>('SELECT id, key, type FROM attributes WHERE tenant_id = $1');
+  const systems = await q<{ id: string; slot: number; key: string; name: string; description: string; badge_url: string | null; max_points: number | null }>(
+    'SELECT id, slot, key, name, description, badge_url, max_points FROM points_systems WHERE tenant_id = $1 ORDER BY slot',
+  );
+  const triggers = await q<Record<string, any>>(
+    `SELECT t.*, s.slot AS system_slot FROM points_triggers t JOIN points_systems s ON s.id = t.system_id WHERE t.tenant_id = $1 ORDER BY t.slot`,
+  );
+  const levels = await q<Record<string, any>>('SELECT * FROM points_levels WHERE tenant_id = $1 ORDER BY points, seq');
+  const boosts = await q<Record<string, any>>(
+    `SELECT b.*, s.slot AS system_slot, to_char(b.start_date, 'YYYY-MM-DD') AS start_s, to_char(b.end_date, 'YYYY-MM-DD') AS end_s
+     FROM points_boosts b JOIN points_systems s ON s.id = b.system_id WHERE b.tenant_id = $1 ORDER BY b.seq`,
+  );
+
+  const attrKey = new Map(attrs.map((a) => [a.id, a.key]));
+  // A filter on a deleted attribute can never match.
+  const filters = (list: { attributeId: string; attributeValue: string }[]): Filter[] =>
+    list.map((f) => [attrKey.get(f.attributeId.toLowerCase()) ?? `\u0000deleted:${f.attributeId}`, f.attributeValue]);
+
+  const entries: [string, string][] = metrics.map((m) => [
+    `m:${m.key}`,
+    JSON.stringify({ id: m.id, slot: m.slot, key: m.key, name: m.name, unitType: m.unit_type, units: m.units } satisfies MetricConfig),
+  ]);
+  entries.push([
+    'attrs',
+    JSON.stringify({ user: attrs.filter((a) => a.type === 'user').map((a) => a.key), event: attrs.filter((a) => a.type === 'event').map((a) => a.key) }),
+  ]);
+  for (const s of systems) {
+    const sys: PointsSystemConfig = {
+      id: s.id, slot: s.slot, key: s.key, name: s.name, description: s.description, badgeUrl: s.badge_url, maxPoints: s.max_points,
+      triggers: triggers.filter((t) => t.system_id === s.id).map((t): TriggerConfig => ({
+        id: t.id, slot: t.slot, systemId: s.id, systemSlot: s.slot, type: t.type, points: t.points, status: t.status,
+        metricId: t.metric_id, metricThreshold: t.metric_threshold, achievementId: t.achievement_id, streakLength: t.streak_length,
+        timeUnit: t.time_unit, timeInterval: t.time_interval, userAttributes: filters(t.user_attributes), eventAttributes: filters(t.event_attributes),
+        block: t.block_if_out_of_points, activated: t.activated ? new Date(t.activated).getTime() : null,
+        created: new Date(t.created).toISOString(), updated: new Date(t.updated).toISOString(),
+      })),
+      levels: levels.filter((l) => l.system_id === s.id).map((l): LevelConfig => ({
+        id: l.id, key: l.key, name: l.name, description: l.description, badgeUrl: l.badge_url, points: l.points,
+      })),
+      boosts: boosts.filter((b) => b.system_id === s.id).map((b): BoostConfig => ({
+        id: b.id, systemSlot: s.slot, name: b.name, userId: b.user_id, userAttributes: filters(b.user_attributes),
+        start: b.start_s, end: b.end_s, multiplier: Number(b.multiplier), rounding: b.rounding,
+      })),
+    };
+    entries.push([`ps:${s.key}`, JSON.stringify(sys)]);
+  }
+  return entries;
+}
+
+/** A compiled hash (with `ver`) back into the server's view. */
+export function parseTenant(h: Record<string, string>): TenantConfig {
+  const cfg: TenantConfig = {
+    ver: h.ver!,
+    metricsByKey: new Map(),
+    metricsById: new Map(),
+    userAttributes: new Set(),
+    eventAttributes: new Set(),
+    systemsByKey: new Map(),
+    systemsBySlot: new Map(),
+    triggersById: new Map(),
+    boostsById: new Map(),
+    userBoosts: new Map(),
+    programs: new Map(),
+    program(metricId) {
+      let p = this.programs.get(metricId);
+      if (p === undefined) this.programs.set(metricId, (p = buildProgram([...this.systemsByKey.values()], metricId)));
+      return p;
+    },
+  };
+  for (const f in h) {
+    if (f.startsWith('m:')) {
+      const m = JSON.parse(h[f]!) as MetricConfig;
+      cfg.metricsByKey.set(m.key, m);
+      cfg.metricsById.set(m.id, m);
+    } else if (f.startsWith('ps:')) {
+      const s = JSON.parse(h[f]!) as PointsSystemConfig;
+      cfg.systemsByKey.set(s.key, s);
+      cfg.systemsBySlot.set(s.slot, s);
+      for (const t of s.triggers) cfg.triggersById.set(t.id, t);
+      for (const b of s.boosts) {
+        cfg.boostsById.set(b.id, b);
+        if (!b.userId) continue;
+        const list = cfg.userBoosts.get(b.userId) ?? [];
+        list.push(b);
+        cfg.userBoosts.set(b.userId, list);
+      }
+    }
+  }
+  const attrs = JSON.parse(h.attrs ?? '{"user":[],"event":[]}') as { user: string[]; event: string[] };
+  attrs.user.forEach((k) => cfg.userAttributes.add(k));
+  attrs.event.forEach((k) => cfg.eventAttributes.add(k));
+  return cfg;
+}
