@@ -16,6 +16,7 @@ import { createHttpServer, Route } from './http/server';
 import { healthRoutes } from './api/health';
 import { eventRoutes } from './api/app/events';
 import { userRoutes } from './api/app/users';
+import { pointsReadRoutes } from './api/app/points';
 import { tenantRoutes } from './api/admin/tenants';
 import { metricRoutes } from './api/admin/metrics';
 import { attributeRoutes } from './api/admin/attributes';
@@ -69,6 +70,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ...healthRoutes(ctx),
     ...eventRoutes(ctx),
     ...userRoutes(ctx),
+    ...pointsReadRoutes(ctx),
     ...tenantRoutes(ctx),
     ...metricRoutes(ctx),
     ...attributeRoutes(ctx),

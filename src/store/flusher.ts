@@ -4,6 +4,8 @@ import type { Pool } from 'pg';
 import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
 import { tx } from './db';
+import { derivedId } from '../domain/ids';
+import type { ScriptPoints } from '../domain/points';
 import type { Tenant, Tenants } from './tenants';
 
 type StreamEntry = [id: string, fields: string[]];
@@ -18,6 +20,19 @@ interface EventRow {
   at: number;
   ik: string | null;
   a: Record<string, string> | null;
+}
+
+interface AwardRow {
+  id: string;
+  u: string;
+  s: string;
+  t: string;
+  e: string;
+  a: number;
+  tot: number;
+  at: number;
+  d: string;
+  bo: string[];
 }
 
 interface UserRow {
@@ -156,7 +171,17 @@ export class Flusher {
 
   private async write(t: Tenant, entries: StreamEntry[]): Promise<void> {
     const events: EventRow[] = [];
+    const awards: AwardRow[] = [];
     const users = new Map<string, UserRow>();
+    // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
+    const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
+      if (!pa || pa === '{}') return;
+      for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
+        for (const a of Array.isArray(sys.aw) ? sys.aw : []) {
+          awards.push({ id: derivedId('award', opId, a.t), u: userId, s: a.si, t: a.t, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
+        }
+      }
+    };
     const touch = (id: string, at: number, created: string, patch: string) => {
       let u = users.get(id);
       if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
@@ -176,8 +201,10 @@ export class Flusher {
         const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
         events.push({ ...e, t: f.t! });
         if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
+        collectAwards(f.pa, e.id, e.u, e.at, e.d);
       } else if (f.k === 'us') {
         touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
+        collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
       }
     }
     await tx(this.db, async (c) => {
@@ -203,6 +230,15 @@ export class Flusher {
            FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
            WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
           [t.id, JSON.stringify(rows)],
+        );
+      }
+      if (awards.length) {
+        await c.query(
+          `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, event_id, awarded, total, at, local_date, boosts)
+           SELECT x.id, $1, x.u, x.s, x.t, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, e uuid, a integer, tot integer, at bigint, d date, bo jsonb)
+           ON CONFLICT (id) DO NOTHING`,
+          [t.id, JSON.stringify(awards)],
         );
       }
       if (events.length) {

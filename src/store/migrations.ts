@@ -161,6 +161,7 @@ const MIGRATIONS: string[] = [
 
   CREATE TABLE points_awards (
     id uuid PRIMARY KEY,
+    seq bigint GENERATED ALWAYS AS IDENTITY,      -- order of awards within one event
     tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
     user_id text NOT NULL,
     system_id uuid NOT NULL,
@@ -172,7 +173,8 @@ const MIGRATIONS: string[] = [
     local_date date NOT NULL,
     boosts jsonb NOT NULL DEFAULT '[]'
   );
-  CREATE INDEX points_awards_by_user ON points_awards (tenant_id, user_id, system_id, at DESC);
+  CREATE INDEX points_awards_by_user ON points_awards (tenant_id, user_id, system_id, seq DESC);
+  CREATE INDEX points_awards_by_date ON points_awards (tenant_id, user_id, system_id, local_date);
   `,
 ];
 

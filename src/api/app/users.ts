@@ -11,7 +11,7 @@ import { toMap, totalField, userJson, userPatch } from '../../domain/users';
 import type { Tenant } from '../../store/tenants';
 import type { MetricConfig, TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, UserInput, UserWithId, zoneOf } from './user-input';
-import { eventSummary } from './event-summary';
+import { eventSummary, METRIC_EVENTS } from './event-summary';
 
 const validateUserWithId = typia.createValidate<UserWithId>();
 const validateUserInput = typia.createValidate<UserInput>();
@@ -113,5 +113,5 @@ async function userMetric(ctx: Ctx, req: Request) {
 async function metricSummary(ctx: Ctx, req: Request) {
   const u = await readUser(ctx, req);
   const metric = metricOf(u.cfg, req.params[1]!);
-  return reply(200, await eventSummary(ctx.db, u.tenant.id, u.id, metric.id, req.query));
+  return reply(200, await eventSummary(ctx.db, METRIC_EVENTS, u.tenant.id, u.id, metric.id, req.query));
 }

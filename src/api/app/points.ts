@@ -1,0 +1,196 @@
+import type { Pool } from 'pg';
+import { Ctx, identify, withConfig } from '../../context';
+import { intParam } from '../../http/body';
+import { badRequest, notFound } from '../../http/errors';
+import { reply, Request, Route } from '../../http/server';
+import {
+  boostJson, BoostConfig, filtersMatch, levelFor, levelJson, pointsField, PointsSystemConfig, systemJson, triggerAppJson,
+} from '../../domain/points';
+import { derivedId } from '../../domain/ids';
+import { localDate } from '../../domain/time';
+import type { TenantConfig } from '../../store/tenant-config';
+import { readUser } from './users';
+import { eventSummary, POINTS_AWARDS } from './event-summary';
+
+function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
+  const s = cfg.systemsByKey.get(key);
+  if (!s) throw notFound(`Points system "${key}" not found`);
+  return s;
+}
+
+/** `userAttributes=plan:pro,region:eu` → pairs (400 when malformed). */
+export function attributeQuery(q: URLSearchParams): Record<string, string> {
+  const raw = q.get('userAttributes');
+  const out: Record<string, string> = {};
+  if (!raw) return out;
+  for (const part of raw.split(',')) {
+    const i = part.indexOf(':');
+    if (i <= 0) throw badRequest('userAttributes must look like key:value,key:value');
+    out[part.slice(0, i)] = part.slice(i + 1);
+  }
+  return out;
+}
+
+export function pointsReadRoutes(ctx: Ctx): Route[] {
+  /** The tenant's config and the system named in the path. */
+  const systemFor = async (req: Request) => {
+    const { tenant } = await identify(ctx, req);
+    const cfg = await withConfig(ctx, tenant, async (c) => {
+      systemOf(c, req.params[0]!);
+      return c;
+    });
+    return { tenant, cfg, system: systemOf(cfg, req.params[0]!) };
+  };
+  const metricName = (cfg: TenantConfig) => (id: string) => cfg.metricsById.get(id)?.name;
+
+  return [
+    {
+      method: 'get',
+      pattern: '/v1/users/:id/points/:key',
+      handler: async (req) => {
+        const n = intParam(req.query, 'awards', 10, 1, 100);
+        const u = await readUser(ctx, req);
+        const s = systemOf(u.cfg, req.params[1]!);
+        const total = Number(u.fields.get(pointsField(s.slot)) ?? 0);
+        const { rows } = await ctx.db.query<{ trigger_id: string; event_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
+          `SELECT trigger_id, event_id, awarded, total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
+           WHERE tenant_id = $1 AND user_id = $2 AND system_id = $3 ORDER BY seq DESC LIMIT $4`,
+          [u.tenant.id, u.id, s.id, n],
+        );
+        const level = levelFor(s.levels, total);
+        return reply(200, {
+          ...systemJson(s),
+          total,
+          level: level ? levelJson(level) : null,
+          awards: rows.map((a) => {
+            const t = u.cfg.triggersById.get(a.trigger_id);
+            return {
+              id: derivedId('award', a.event_id, a.trigger_id),
+              awarded: a.awarded,
+              date: a.at.toISOString(),
+              total: a.total,
+              trigger: t ? triggerAppJson(t, { metric: metricName(u.cfg) }) : { id: a.trigger_id },
+              boosts: a.boosts.flatMap((id) => {
+                const b = u.cfg.boostsById.get(id);
+                return b ? [boostJson(b, a.local_date)] : [];
+              }),
+            };
+          }),
+        });
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/v1/users/:id/points/:key/event-summary',
+      handler: async (req) => {
+        const u = await readUser(ctx, req);
+        const s = systemOf(u.cfg, req.params[1]!);
+        return reply(200, await eventSummary(ctx.db, POINTS_AWARDS, u.tenant.id, u.id, s.id, req.query));
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/v1/users/:id/points/:key/boosts',
+      handler: async (req) => {
+        const u = await readUser(ctx, req);
+        const s = systemOf(u.cfg, req.params[1]!);
+        const today = localDate(ctx.clock.now(), u.fields.get('tz') || 'UTC');
+        const attrs: Record<string, string> = {};
+        for (const [f, v] of u.fields) if (f.startsWith('a:')) attrs[f.slice(2)] = v;
+        const applies = (b: BoostConfig) => (b.userId ? b.userId === u.id : filtersMatch(b.userAttributes, attrs));
+        return reply(200, s.boosts.filter((b) => applies(b) && boostJson(b, today).status === 'active').map((b) => boostJson(b, today)));
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/v1/points/:key',
+      handler: async (req) => {
+        const { cfg, system } = await systemFor(req);
+        return reply(200, {
+          ...systemJson(system),
+          triggers: system.triggers.filter((t) => t.status === 'active').map((t) => triggerAppJson(t, { metric: metricName(cfg) })),
+        });
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/v1/points/:key/levels',
+      handler: async (req) => reply(200, (await systemFor(req)).system.levels.map(levelJson)),
+    },
+    {
+      method: 'get',
+      pattern: '/v1/points/:key/boosts',
+      handler: async (req) => {
+        const { system } = await systemFor(req);
+        const includeFinished = req.query.get('includeFinished') === 'true';
+        const today = new Date(ctx.clock.now()).toISOString().slice(0, 10);
+        return reply(200, system.boosts.filter((b) => !b.userId).map((b) => boostJson(b, today)).filter((b) => includeFinished || b.status !== 'finished'));
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/v1/points/:key/summary',
+      handler: async (req) => {
+        const { tenant, system } = await systemFor(req);
+        const totals = await userTotals(ctx.db, tenant.id, system.id, attributeQuery(req.query));
+        return reply(200, histogram(totals));
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/v1/points/:key/level-summary',
+      handler: async (req) => {
+        const { tenant, system } = await systemFor(req);
+        const totals = await userTotals(ctx.db, tenant.id, system.id, {});
+        const counts = new Map<string, number>();
+        for (const t of totals) {
+          const l = levelFor(system.levels, t);
+          if (l) counts.set(l.id, (counts.get(l.id) ?? 0) + 1);
+        }
+        return reply(200, system.levels.map((l) => ({ level: levelJson(l), users: counts.get(l.id) ?? 0 })));
+      },
+    },
+  ];
+}
+
+/**
+ * Every user's total in a system, from the durable record: the total after
+ * their latest award, 0 for users never awarded. (Fed by the flusher, so it
+ * trails the live totals by the flusher's lag.)
+ */
+async function userTotals(db: Pool, tenantId: string, systemId: string, attrs: Record<string, string>): Promise<number[]> {
+  const { rows } = await db.query<{ total: number }>(
+    `SELECT coalesce(last.total, 0) AS total FROM users u
+     LEFT JOIN LATERAL (SELECT total FROM points_awards a WHERE a.tenant_id = u.tenant_id AND a.user_id = u.id AND a.system_id = $2
+                        ORDER BY seq DESC LIMIT 1) last ON true
+     WHERE u.tenant_id = $1 AND u.attributes @> $3::jsonb`,
+    [tenantId, systemId, JSON.stringify(attrs)],
+  );
+  return rows.map((r) => r.total);
+}
+
+/** A 1, 2 or 5 times a power of ten, at least x. */
+function niceStep(x: number): number {
+  const p = 10 ** Math.floor(Math.log10(Math.max(1, x)));
+  for (const m of [1, 2, 5, 10]) if (m * p >= x) return m * p;
+  return 10 * p;
+}
+
+/**
+ * Users per points range: negatives together (when any), zero on its own,
+ * then ten equal ranges of a round width covering the highest total.
+ */
+export function histogram(totals: number[]): { from: number; to: number; users: number }[] {
+  const out: { from: number; to: number; users: number }[] = [];
+  const negatives = totals.filter((t) => t < 0);
+  if (negatives.length) out.push({ from: Math.min(...negatives), to: -1, users: negatives.length });
+  out.push({ from: 0, to: 0, users: totals.filter((t) => t === 0).length });
+  const max = Math.max(0, ...totals);
+  const step = niceStep(Math.ceil(max / 10));
+  for (let i = 0; i < 10; i++) {
+    const from = i * step + 1;
+    const to = (i + 1) * step;
+    out.push({ from, to, users: totals.filter((t) => t >= from && t <= to).length });
+  }
+  return out;
+}
