@@ -1,5 +1,6 @@
 -- Apply one metric event atomically and say everything the response needs.
--- KEYS: 1 config, 2 user, 3 idempotency bucket, 4 change stream, 5 tenant stats
+-- KEYS: 1 config, 2 user, 3 idempotency bucket, 4 change stream, 5 tenant stats,
+--       6 time-trigger due set
 -- ARGV: 1 config version, 2 metric slot, 3 value, 4 now (ms), 5 idempotency
 --       member ('' when none), 6 zone the dates were computed in,
 --       7 user patch (JSON object), 8 event record (JSON, for the stream),
@@ -36,6 +37,7 @@ if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) t
 end
 
 local created, changed = apply_user_patch(user, stats, patch, now)
+if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, record['u']) end
 redis.call('HSET', user, total_field, total)
 local points = pts_commit(P)
 if member ~= '' then redis.call('SADD', idem, member) end

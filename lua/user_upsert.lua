@@ -1,5 +1,5 @@
 -- Create or update a user's profile (user_creation points triggers included).
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats
+-- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set
 -- ARGV: 1 config version, 2 now (ms), 3 mode ('upsert' | 'update'),
 --       4 user id, 5 patch (JSON object), 6 points program (JSON),
 --       7 the user's own boosts (JSON), 8 local date, 9 operation id
@@ -18,6 +18,7 @@ if redis.call('HEXISTS', user, 'c') == 0 and not pts_created(P) then
 end
 
 local created, changed = apply_user_patch(user, stats, patch, now)
+if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[5], 'LT', now, id) end
 local points = pts_commit(P)
 if created or changed then
   redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[9], 'd', ARGV[8],

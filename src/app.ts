@@ -23,11 +23,13 @@ import { attributeRoutes } from './api/admin/attributes';
 import { apiKeyRoutes } from './api/admin/api-keys';
 import { pointsRoutes } from './api/admin/points';
 import { ensureAdminKey } from './store/bootstrap';
+import { Scheduler } from './scheduler/scheduler';
 
 export interface App {
   ctx: Ctx;
   port: number;
   flusher: Flusher;
+  scheduler: Scheduler;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   const port = await http.listen(config.host, config.port);
   const flusher = new Flusher(db, redis, keys, tenants, log);
   flusher.start();
+  const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
+  scheduler.start();
   log.info('laurel listening', { host: config.host, port });
 
   let closed = false;
@@ -88,10 +92,12 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ctx,
     port,
     flusher,
+    scheduler,
     async close() {
       if (closed) return;
       closed = true;
       await http.close(8_000);
+      await scheduler.stop();
       await flusher.stop();
       await flusher.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
       sub.disconnect();

@@ -20,6 +20,8 @@ export interface Config {
   databaseUrlExplicit: boolean;
   /** Where a Redis that Laurel starts itself keeps its data. */
   dataDir: string;
+  /** How often the scheduler looks for due work (time-based points, …). */
+  schedulerIntervalMs: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -44,6 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrlExplicit: !!env.REDIS_URL,
     databaseUrlExplicit: !!env.DATABASE_URL,
     dataDir: env.LAUREL_DATA_DIR || `${process.cwd()}/.data`,
+    schedulerIntervalMs: intVar(env, 'SCHEDULER_INTERVAL_MS', 1000, 50, 3_600_000),
   };
 }
 

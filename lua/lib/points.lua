@@ -7,7 +7,7 @@
 -- src/domain/points.ts buildProgram) and the user's own boosts.
 local function pts_new(user_key, patch, event_attrs, date, prog, user_boosts)
   return { user = user_key, patch = patch, ea = event_attrs or {}, date = date, prog = prog,
-    ub = user_boosts, sys = {}, order = {}, hw = {}, blocked = nil }
+    ub = user_boosts, sys = {}, order = {}, writes = {}, blocked = nil }
 end
 
 -- A user attribute as it will be once the patch is applied.
@@ -101,7 +101,7 @@ local function pts_metric(P, prev, new)
         if not pts_grant(P, t, (n - hw) * t.p) then return false end
         hw = n
       end
-      P.hw[f] = hw
+      P.writes[f] = hw
     end
   end
   return true
@@ -115,9 +115,39 @@ local function pts_created(P)
   return true
 end
 
--- Write totals and high-water marks; returns the changes as JSON ('{}' if none).
+-- Time triggers: one award per interval elapsed since the later of the
+-- user's creation and the trigger's activation. The count granted so far is
+-- kept with the activation it counts from, so a re-activated trigger starts
+-- over and no interval is ever granted twice. Returns when next due (ms).
+local function pts_time(P, created, now)
+  local next_due = nil
+  for _, t in ipairs(P.prog.tt) do
+    local anchor = math.max(created, t.act)
+    local n = math.max(0, math.floor((now - anchor) / t.iv))
+    local f = 'g' .. t.k
+    local granted = 0
+    local stored = redis.call('HGET', P.user, f)
+    if stored then
+      local act, count = string.match(stored, '^(%d+):(%d+)$')
+      if tonumber(act) == t.act then granted = tonumber(count) end
+    end
+    if n > granted then
+      if pts_filters_ok(P, t.ua, false) then
+        -- Back pay after a long outage is bounded per call.
+        for _ = 1, math.min(n - granted, 1000) do pts_grant(P, t, t.p) end
+      end
+      P.writes[f] = t.act .. ':' .. n
+      granted = n
+    end
+    local due = anchor + (granted + 1) * t.iv
+    if not next_due or due < next_due then next_due = due end
+  end
+  return next_due
+end
+
+-- Write totals and counters; returns the changes as JSON ('{}' if none).
 local function pts_commit(P)
-  for f, v in pairs(P.hw) do redis.call('HSET', P.user, f, v) end
+  for f, v in pairs(P.writes) do redis.call('HSET', P.user, f, v) end
   local out, any = {}, false
   for _, s in ipairs(P.order) do
     local st = P.sys[s]

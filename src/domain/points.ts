@@ -126,6 +126,7 @@ export function filtersMatch(filters: Filter[], attrs: Record<string, string>): 
 export function buildProgram(systems: PointsSystemConfig[], metricId: string | null): string {
   const mt: unknown[] = [];
   const uc: unknown[] = [];
+  const tt: unknown[] = [];
   const bo: unknown[] = [];
   const max: Record<string, number> = {};
   for (const s of systems) {
@@ -135,10 +136,20 @@ export function buildProgram(systems: PointsSystemConfig[], metricId: string | n
       const base = { i: t.id, k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
       if (t.type === 'metric' && t.metricId === metricId) mt.push({ ...base, th: t.metricThreshold, ea: t.eventAttributes });
       if (t.type === 'user_creation') uc.push(base);
+      if (t.type === 'time') tt.push({ ...base, b: 0, iv: intervalMs(t), act: t.activated ?? 0 });
     }
     for (const b of s.boosts) if (!b.userId) bo.push({ i: b.id, s: s.slot, m: b.multiplier, r: b.rounding, st: b.start, en: b.end ?? '', ua: b.userAttributes });
   }
-  return JSON.stringify({ mt, uc, bo, max });
+  return JSON.stringify({ mt, uc, tt, bo, max });
+}
+
+export const intervalMs = (t: TriggerConfig) => t.timeInterval! * (t.timeUnit === 'hours' ? 3_600_000 : 86_400_000);
+
+/** Identifies the active time triggers: when it changes, every user must be (re)scheduled. */
+export function timeSignature(systems: Iterable<PointsSystemConfig>): string {
+  const parts: string[] = [];
+  for (const s of systems) for (const t of s.triggers) if (t.type === 'time' && t.status === 'active') parts.push(`${t.id}@${t.activated}/${intervalMs(t)}`);
+  return parts.sort().join(',');
 }
 
 /** A user's own boosts, in the program's shape (passed separately: there may be many users with boosts). */
@@ -146,6 +157,9 @@ export function userBoostsArg(boosts: BoostConfig[] | undefined): string {
   if (!boosts?.length) return '[]';
   return JSON.stringify(boosts.map((b) => ({ i: b.id, s: b.systemSlot, m: b.multiplier, r: b.rounding, st: b.start, en: b.end ?? '', ua: [] })));
 }
+
+/** An award's id: derived, so the response and the stored row agree and a replayed batch adds nothing. */
+export const awardId = (opId: string, triggerId: string, index: number) => derivedId('award', opId, triggerId, String(index));
 
 /** One award as the script reports it. */
 export interface ScriptAward {
@@ -189,10 +203,10 @@ export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: s
     const s = cfg.systemsBySlot.get(Number(slot));
     if (!s) continue;
     const c = changes[slot]!;
-    const awards = list<ScriptAward>(c.aw).map((a) => {
+    const awards = list<ScriptAward>(c.aw).map((a, i) => {
       const t = cfg.triggersById.get(a.t);
       return {
-        id: derivedId('award', opId, a.t),
+        id: awardId(opId, a.t, i),
         awarded: a.a,
         date: when,
         total: a.tot,

@@ -10,6 +10,11 @@ export class Keys {
     return new TenantKeys(`${this.prefix}{t${slot}}`);
   }
 
+  /** The scheduler's lease. */
+  get schedulerLease(): string {
+    return `${this.prefix}lease:scheduler`;
+  }
+
   /** Pub/sub channel for cache invalidation across processes. */
   get channel(): string {
     return `${this.prefix}invalidate`;
@@ -41,6 +46,18 @@ export class TenantKeys {
   /** Change stream drained into Postgres by the flusher. */
   get stream(): string {
     return `${this.tag}:x`;
+  }
+  /** Users with time-trigger points due, scored by when (ms). */
+  get due(): string {
+    return `${this.tag}:due`;
+  }
+  /** Which set of time triggers the due set was last filled for. */
+  get dueSignature(): string {
+    return `${this.tag}:due:sig`;
+  }
+  /** Glob of every user hash of the tenant. */
+  get users(): string {
+    return `${this.tag}:u:*`;
   }
   /** Counters of the tenant (users, …). */
   get stats(): string {

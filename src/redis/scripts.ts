@@ -7,8 +7,9 @@ export const LUA_DIR = path.resolve(__dirname, '../../../lua');
 
 /** Script name → number of KEYS it takes. */
 const SCRIPTS = {
-  event: 5,
-  user_upsert: 4,
+  event: 6,
+  user_upsert: 5,
+  time_grant: 4,
   user_read: 2,
   config_publish: 2,
 } as const;

@@ -4,8 +4,7 @@ import type { Pool } from 'pg';
 import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
 import { tx } from './db';
-import { derivedId } from '../domain/ids';
-import type { ScriptPoints } from '../domain/points';
+import { awardId, ScriptPoints } from '../domain/points';
 import type { Tenant, Tenants } from './tenants';
 
 type StreamEntry = [id: string, fields: string[]];
@@ -177,8 +176,8 @@ export class Flusher {
     const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
       if (!pa || pa === '{}') return;
       for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
-        for (const a of Array.isArray(sys.aw) ? sys.aw : []) {
-          awards.push({ id: derivedId('award', opId, a.t), u: userId, s: a.si, t: a.t, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
+        for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
+          awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
         }
       }
     };
@@ -202,8 +201,8 @@ export class Flusher {
         events.push({ ...e, t: f.t! });
         if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
         collectAwards(f.pa, e.id, e.u, e.at, e.d);
-      } else if (f.k === 'us') {
-        touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
+      } else if (f.k === 'us' || f.k === 'tg') {
+        if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
         collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
       }
     }

@@ -63,6 +63,8 @@ export async function startServer(t: Teardown, env: Record<string, string> = {})
     DATABASE_SCHEMA: `test_${id}`,
     ADMIN_API_KEY: `admin_test.${randomBytes(16).toString('hex')}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Tests drive the scheduler themselves (app.scheduler.runOnce) unless they ask for the loop.
+    SCHEDULER_INTERVAL_MS: '3600000',
     ...env,
   });
   const clock = new ManualClock(new Date(START).getTime());

@@ -62,7 +62,7 @@ async function submitEvent(ctx: Ctx, req: Request) {
       });
       const r = (await ctx.scripts.run(
         'event',
-        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats],
+        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due],
         [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
           cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date],
       )) as string[];

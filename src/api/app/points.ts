@@ -6,7 +6,6 @@ import { reply, Request, Route } from '../../http/server';
 import {
   boostJson, BoostConfig, filtersMatch, levelFor, levelJson, pointsField, PointsSystemConfig, systemJson, triggerAppJson,
 } from '../../domain/points';
-import { derivedId } from '../../domain/ids';
 import { localDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
 import { readUser } from './users';
@@ -52,8 +51,8 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         const u = await readUser(ctx, req);
         const s = systemOf(u.cfg, req.params[1]!);
         const total = Number(u.fields.get(pointsField(s.slot)) ?? 0);
-        const { rows } = await ctx.db.query<{ trigger_id: string; event_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
-          `SELECT trigger_id, event_id, awarded, total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
+        const { rows } = await ctx.db.query<{ id: string; trigger_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
+          `SELECT id, trigger_id, awarded, total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
            WHERE tenant_id = $1 AND user_id = $2 AND system_id = $3 ORDER BY seq DESC LIMIT $4`,
           [u.tenant.id, u.id, s.id, n],
         );
@@ -65,7 +64,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
           awards: rows.map((a) => {
             const t = u.cfg.triggersById.get(a.trigger_id);
             return {
-              id: derivedId('award', a.event_id, a.trigger_id),
+              id: a.id,
               awarded: a.awarded,
               date: a.at.toISOString(),
               total: a.total,

@@ -55,7 +55,7 @@ async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mo
     const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${id}`) ?? 'UTC') : (zone ?? 'UTC'));
     const r = (await ctx.scripts.run(
       'user_upsert',
-      [tk.config, tk.user(id), tk.stream, tk.stats],
+      [tk.config, tk.user(id), tk.stream, tk.stats, tk.due],
       [cfg.ver, now, mode, id, patch, cfg.program(null), userBoostsArg(cfg.userBoosts.get(id)), date, randomUUID()],
     )) as string[];
     if (r[0] === 'STALE') return STALE;

@@ -1,0 +1,22 @@
+-- Grant the time-trigger points one user is due (called by the scheduler).
+-- KEYS: 1 config, 2 user, 3 due set, 4 change stream
+-- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
+--       5 the user's own boosts (JSON), 6 local date, 7 operation id
+-- Replies: {'STALE'} | {'OK', points changes (JSON)}
+local cfg, user, due, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, id = tonumber(ARGV[2]), ARGV[3]
+if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
+
+local created = redis.call('HGET', user, 'c')
+if not created then
+  redis.call('ZREM', due, id)
+  return {'OK', '{}'}
+end
+local P = pts_new(user, {}, {}, ARGV[6], cjson.decode(ARGV[4]), cjson.decode(ARGV[5]))
+local next_due = pts_time(P, tonumber(created), now)
+local points = pts_commit(P)
+if next_due then redis.call('ZADD', due, next_due, id) else redis.call('ZREM', due, id) end
+if points ~= '{}' then
+  redis.call('XADD', stream, '*', 'k', 'tg', 'u', id, 'at', ARGV[2], 'e', ARGV[7], 'd', ARGV[6], 'pa', points)
+end
+return {'OK', points}

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import type { Ctx } from '../context';
+import { localDate } from '../domain/time';
+import { timeSignature, userBoostsArg } from '../domain/points';
+import type { Tenant } from '../store/tenants';
+import { Lease } from './lease';
+
+const BATCH = 500;
+
+/**
+ * Background work that no request triggers: time-based points. It runs in
+ * every process and acts only while holding the lease. Every step is safe to
+ * repeat (the grant script counts what it granted), so a lapsed lease or
+ * several holders at once never grant twice.
+ */
+export class Scheduler {
+  private readonly lease: Lease;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> = Promise.resolve();
+  private stopped = true;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly intervalMs = 1000,
+  ) {
+    this.lease = new Lease(ctx.redis, ctx.keys.schedulerLease, Math.max(5000, intervalMs * 5));
+  }
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.tickOnce()
+        .catch((err) => this.ctx.log.warn('scheduler run failed', { err: (err as Error).message }))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await this.lease.release();
+  }
+
+  /** One round if we hold (or win) the lease. */
+  async tickOnce(): Promise<void> {
+    if (!(await this.lease.acquire())) return;
+    await this.runOnce();
+  }
+
+  /** Do everything that is due now, lease or not (tests call this directly). */
+  async runOnce(): Promise<number> {
+    let granted = 0;
+    for (const t of await this.ctx.tenants.all()) granted += await this.timeTriggers(t);
+    return granted;
+  }
+
+  /** Grant every user whose time-trigger points are due. Returns how many users were visited. */
+  private async timeTriggers(t: Tenant): Promise<number> {
+    const { ctx } = this;
+    const tk = ctx.keys.tenant(t.slot);
+    let cfg = await ctx.configs.get(t);
+    const signature = timeSignature(cfg.systemsByKey.values());
+    if (!signature && !(await ctx.redis.exists(tk.due))) return 0;
+    const now = ctx.clock.now();
+    // A new or re-activated time trigger: every existing user is due for a look.
+    if ((await ctx.redis.get(tk.dueSignature)) !== signature) await this.scheduleEveryone(tk.users, tk.due, tk.user(''), now, signature, tk.dueSignature);
+
+    let visited = 0;
+    for (;;) {
+      const ids = await ctx.redis.zrangebyscore(tk.due, '-inf', now, 'LIMIT', 0, BATCH);
+      if (ids.length === 0) return visited;
+      for (const id of ids) {
+        const tz = (await ctx.redis.hget(tk.user(id), 'tz')) || 'UTC';
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const r = (await ctx.scripts.run('time_grant', [tk.config, tk.user(id), tk.due, tk.stream], [
+            cfg.ver, now, id, cfg.program(null), userBoostsArg(cfg.userBoosts.get(id)), localDate(now, tz), randomUUID(),
+          ])) as string[];
+          if (r[0] !== 'STALE') break;
+          cfg = await ctx.configs.reload(t);
+        }
+        visited++;
+      }
+      if (ids.length < BATCH) return visited;
+    }
+  }
+
+  /** Put every user of the tenant in the due set (keeping earlier due times), then record the signature. */
+  private async scheduleEveryone(glob: string, due: string, userPrefix: string, now: number, signature: string, sigKey: string): Promise<void> {
+    const { redis } = this.ctx;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', glob, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const args: (string | number)[] = [];
+      for (const k of keys) args.push(now, k.slice(userPrefix.length));
+      await redis.zadd(due, 'LT', ...(args as [number, string]));
+    } while (cursor !== '0');
+    await redis.set(sigKey, signature);
+  }
+}
