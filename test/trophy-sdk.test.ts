@@ -53,3 +53,38 @@ t.test('@trophyso/node works against Laurel', async (t) => {
 
   await t.rejects(trophy.metrics.event('missing', { user: { id: 'sdk-user' }, value: 1 }), 'unknown metric surfaces as an SDK error');
 });
+
+t.test('@trophyso/node parses points responses', async (t) => {
+  const s = await startServer(t);
+  const trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });
+  const { lessons } = await s.metrics(['lessons']);
+  const sys = await s.call('POST', '/admin/v1/points', {
+    body: [{
+      name: 'XP', key: 'xp', maxPoints: 1000,
+      levels: [{ name: 'Rookie', key: 'rookie', points: 10 }],
+      boosts: [{ name: 'Launch', start: '2026-01-01', multiplier: 2 }],
+      triggers: [
+        { type: 'metric', metricId: lessons!.id, metricThreshold: 1, points: 5, status: 'active' },
+        { type: 'time', timeUnit: 'hours', timeInterval: 12, points: 1, status: 'active' },
+      ],
+    }],
+  });
+  t.equal(sys.status, 201);
+
+  const ev = await trophy.metrics.event('lessons', { user: { id: 'p1' }, value: 1 });
+  t.equal(ev.points.xp!.total, 10);
+  t.equal(ev.points.xp!.added, 10);
+  t.equal((ev.points.xp as unknown as { level?: { key: string } }).level?.key, 'rookie', 'level passes through (this SDK release does not type it)');
+  t.equal(ev.points.xp!.awards[0]!.trigger?.type, 'metric');
+
+  await s.app.flusher.drain();
+  const mine = await trophy.users.points('p1', 'xp', { awards: 5 });
+  t.equal(mine.total, 10);
+  t.equal(mine.awards.length, 1);
+  const summary = await trophy.users.pointsEventSummary('p1', 'xp', { aggregation: 'weekly', startDate: '2026-03-09', endDate: '2026-03-15' });
+  t.same(summary, [{ date: '2026-03-09', total: 10, change: 10 }]);
+  const system = await trophy.points.system('xp');
+  t.equal(system.triggers.length, 2);
+  const ranges = await trophy.points.summary('xp');
+  t.equal(ranges.reduce((n, r) => n + r.users, 0), 1);
+});
