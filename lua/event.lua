@@ -6,7 +6,7 @@
 --       7 user patch (JSON object), 8 event record (JSON, for the stream),
 --       9 points program (JSON), 10 the user's own boosts (JSON), 11 local date
 -- Replies: {'STALE'} | {'TZ', zone} | {'REPLAY', total} | {'BLOCKED', system slot}
---        | {'OK', total, points changes (JSON)}
+--        | {'OK', total, points changes (JSON), completed achievements (JSON)}
 local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local total_field = 'm' .. slot
@@ -35,12 +35,14 @@ local is_new = redis.call('HEXISTS', user, 'c') == 0
 if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) then
   return {'BLOCKED', tostring(P.blocked)}
 end
+ach_metric(P, tonumber(total), now)
 
 local created, changed = apply_user_patch(user, stats, patch, now)
 if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, record['u']) end
 redis.call('HSET', user, total_field, total)
 local points = pts_commit(P)
+local done = ach_commit(P, stats)
 if member ~= '' then redis.call('SADD', idem, member) end
 redis.call('XADD', stream, '*', 'k', 'ev', 'e', ARGV[8], 't', total,
-  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points)
-return {'OK', total, points}
+  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done)
+return {'OK', total, points, done}

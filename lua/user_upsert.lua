@@ -4,7 +4,7 @@
 --       4 user id, 5 patch (JSON object), 6 points program (JSON),
 --       7 the user's own boosts (JSON), 8 local date, 9 operation id
 -- Replies: {'STALE'} | {'NOTFOUND'} | {'BLOCKED', system slot}
---        | {'OK', created, points changes (JSON), field, value, ...}
+--        | {'OK', created, points changes (JSON), completions (JSON), field, value, ...}
 local cfg, user, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local ver, now, mode, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 
@@ -16,14 +16,17 @@ local P = pts_new(user, patch, {}, ARGV[8], cjson.decode(ARGV[6]), cjson.decode(
 if redis.call('HEXISTS', user, 'c') == 0 and not pts_created(P) then
   return {'BLOCKED', tostring(P.blocked)}
 end
+-- New attributes may open composites whose user filters now match.
+ach_composites(P, now)
 
 local created, changed = apply_user_patch(user, stats, patch, now)
 if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[5], 'LT', now, id) end
 local points = pts_commit(P)
-if created or changed then
+local done = ach_commit(P, stats)
+if created or changed or done ~= '[]' then
   redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[9], 'd', ARGV[8],
-    'c', created and now or '', 'p', changed and ARGV[5] or '', 'pa', points)
+    'c', created and now or '', 'p', changed and ARGV[5] or '', 'pa', points, 'ach', done)
 end
-local reply = {'OK', created and '1' or '0', points}
+local reply = {'OK', created and '1' or '0', points, done}
 for _, v in ipairs(redis.call('HGETALL', user)) do reply[#reply + 1] = v end
 return reply

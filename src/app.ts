@@ -17,11 +17,13 @@ import { healthRoutes } from './api/health';
 import { eventRoutes } from './api/app/events';
 import { userRoutes } from './api/app/users';
 import { pointsReadRoutes } from './api/app/points';
+import { achievementRoutes as achievementReadRoutes } from './api/app/achievements';
 import { tenantRoutes } from './api/admin/tenants';
 import { metricRoutes } from './api/admin/metrics';
 import { attributeRoutes } from './api/admin/attributes';
 import { apiKeyRoutes } from './api/admin/api-keys';
 import { pointsRoutes } from './api/admin/points';
+import { achievementRoutes } from './api/admin/achievements';
 import { ensureAdminKey } from './store/bootstrap';
 import { Scheduler } from './scheduler/scheduler';
 
@@ -73,11 +75,13 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ...eventRoutes(ctx),
     ...userRoutes(ctx),
     ...pointsReadRoutes(ctx),
+    ...achievementReadRoutes(ctx),
     ...tenantRoutes(ctx),
     ...metricRoutes(ctx),
     ...attributeRoutes(ctx),
     ...apiKeyRoutes(ctx),
     ...pointsRoutes(ctx),
+    ...achievementRoutes(ctx),
   ];
   const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
   const port = await http.listen(config.host, config.port);

@@ -1,4 +1,5 @@
 import { derivedId } from './ids';
+import type { AchievementConfig } from './achievements';
 
 /**
  * Points systems as the server and the scripts see them, the per-event
@@ -123,10 +124,13 @@ export function filtersMatch(filters: Filter[], attrs: Record<string, string>): 
  * What the event script needs to evaluate points for one metric (or for a
  * user write, with no metric): compact arrays, built once per config version.
  */
-export function buildProgram(systems: PointsSystemConfig[], metricId: string | null): string {
+export function buildProgram(systems: PointsSystemConfig[], achievements: AchievementConfig[], metricId: string | null): string {
   const mt: unknown[] = [];
   const uc: unknown[] = [];
   const tt: unknown[] = [];
+  // Points triggers fired by completing an achievement, by achievement slot.
+  const apt: Record<string, unknown[]> = {};
+  const slotOf = new Map(achievements.map((a) => [a.id, a.slot]));
   const bo: unknown[] = [];
   const max: Record<string, number> = {};
   for (const s of systems) {
@@ -137,11 +141,29 @@ export function buildProgram(systems: PointsSystemConfig[], metricId: string | n
       if (t.type === 'metric' && t.metricId === metricId) mt.push({ ...base, th: t.metricThreshold, ea: t.eventAttributes });
       if (t.type === 'user_creation') uc.push(base);
       if (t.type === 'time') tt.push({ ...base, b: 0, iv: intervalMs(t), act: t.activated ?? 0 });
+      const aslot = t.type === 'achievement' ? slotOf.get(t.achievementId!) : undefined;
+      if (aslot !== undefined) (apt[aslot] ??= []).push({ ...base, b: 0 });
     }
     for (const b of s.boosts) if (!b.userId) bo.push({ i: b.id, s: s.slot, m: b.multiplier, r: b.rounding, st: b.start, en: b.end ?? '', ua: b.userAttributes });
   }
-  return JSON.stringify({ mt, uc, tt, bo, max });
+  // Achievements this evaluation may complete: the metric's own, and composites.
+  // Completions are reported in this order: lowest threshold first, then creation order.
+  const active = achievements.filter((a) => a.status === 'active').sort((x, y) => (x.metricValue ?? 0) - (y.metricValue ?? 0) || x.slot - y.slot);
+  const am = active
+    .filter((a) => a.trigger === 'metric' && (metricId === REVIEW ? a.eventAttributes.length === 0 : a.metricId === metricId))
+    .map((a) => ({ i: a.id, k: a.slot, v: a.metricValue, ms: a.metricSlot, ua: a.userAttributes, ea: a.eventAttributes }));
+  const ac = active
+    .filter((a) => a.trigger === 'achievement')
+    .map((a) => ({ i: a.id, k: a.slot, pre: a.prerequisiteIds.map((id) => slotOf.get(id) ?? -1), ua: a.userAttributes }));
+  return JSON.stringify({ mt, uc, tt, bo, max, apt, am, ac });
 }
+
+/**
+ * The program of a review (backfill): every active metric achievement, each
+ * checked against its own metric's total. Those with event filters are left
+ * out: past events cannot be re-checked against them.
+ */
+export const REVIEW = '*review*';
 
 export const intervalMs = (t: TriggerConfig) => t.timeInterval! * (t.timeUnit === 'hours' ? 3_600_000 : 86_400_000);
 

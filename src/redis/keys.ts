@@ -55,6 +55,10 @@ export class TenantKeys {
   get dueSignature(): string {
     return `${this.tag}:due:sig`;
   }
+  /** Which set of active achievements users were last reviewed against. */
+  get reviewSignature(): string {
+    return `${this.tag}:review:sig`;
+  }
   /** Glob of every user hash of the tenant. */
   get users(): string {
     return `${this.tag}:u:*`;

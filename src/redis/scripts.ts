@@ -10,6 +10,8 @@ const SCRIPTS = {
   event: 6,
   user_upsert: 5,
   time_grant: 4,
+  achievement_complete: 5,
+  user_review: 4,
   user_read: 2,
   config_publish: 2,
 } as const;

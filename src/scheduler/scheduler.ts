@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../context';
 import { localDate } from '../domain/time';
-import { timeSignature, userBoostsArg } from '../domain/points';
+import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
+import { achievementSignature } from '../domain/achievements';
+import type { TenantKeys } from '../redis/keys';
 import type { Tenant } from '../store/tenants';
 import { Lease } from './lease';
 
@@ -54,9 +56,48 @@ export class Scheduler {
 
   /** Do everything that is due now, lease or not (tests call this directly). */
   async runOnce(): Promise<number> {
-    let granted = 0;
-    for (const t of await this.ctx.tenants.all()) granted += await this.timeTriggers(t);
-    return granted;
+    let visited = 0;
+    for (const t of await this.ctx.tenants.all()) {
+      await this.reviewAchievements(t);
+      visited += await this.timeTriggers(t);
+    }
+    return visited;
+  }
+
+  /**
+   * After achievements are activated or edited, complete them for every user
+   * who already qualifies (once per change of the active set).
+   */
+  private async reviewAchievements(t: Tenant): Promise<void> {
+    const { ctx } = this;
+    const tk = ctx.keys.tenant(t.slot);
+    let cfg = await ctx.configs.get(t);
+    const signature = achievementSignature(cfg.achievementsById.values());
+    if ((await ctx.redis.get(tk.reviewSignature)) === signature) return;
+    const now = ctx.clock.now();
+    await this.forEachUser(tk, async (id) => {
+      const tz = (await ctx.redis.hget(tk.user(id), 'tz')) || 'UTC';
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const r = (await ctx.scripts.run('user_review', [tk.config, tk.user(id), tk.stream, tk.stats], [
+          cfg.ver, now, id, cfg.program(REVIEW), userBoostsArg(cfg.userBoosts.get(id)), localDate(now, tz), randomUUID(),
+        ])) as string[];
+        if (r[0] !== 'STALE') return;
+        cfg = await ctx.configs.reload(t);
+      }
+    });
+    // Recorded after the sweep: a crash midway means the next run sweeps again (harmless).
+    await ctx.redis.set(tk.reviewSignature, signature);
+  }
+
+  /** Call `fn` with the id of every user of the tenant (SCAN pages). */
+  private async forEachUser(tk: TenantKeys, fn: (userId: string) => Promise<void>): Promise<void> {
+    const prefix = tk.user('');
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.ctx.redis.scan(cursor, 'MATCH', tk.users, 'COUNT', 1000);
+      cursor = next;
+      for (const k of keys) await fn(k.slice(prefix.length));
+    } while (cursor !== '0');
   }
 
   /** Grant every user whose time-trigger points are due. Returns how many users were visited. */
@@ -68,7 +109,12 @@ export class Scheduler {
     if (!signature && !(await ctx.redis.exists(tk.due))) return 0;
     const now = ctx.clock.now();
     // A new or re-activated time trigger: every existing user is due for a look.
-    if ((await ctx.redis.get(tk.dueSignature)) !== signature) await this.scheduleEveryone(tk.users, tk.due, tk.user(''), now, signature, tk.dueSignature);
+    if ((await ctx.redis.get(tk.dueSignature)) !== signature) {
+      await this.forEachUser(tk, async (id) => {
+        await ctx.redis.zadd(tk.due, 'LT', now, id);
+      });
+      await ctx.redis.set(tk.dueSignature, signature);
+    }
 
     let visited = 0;
     for (;;) {
@@ -87,20 +133,5 @@ export class Scheduler {
       }
       if (ids.length < BATCH) return visited;
     }
-  }
-
-  /** Put every user of the tenant in the due set (keeping earlier due times), then record the signature. */
-  private async scheduleEveryone(glob: string, due: string, userPrefix: string, now: number, signature: string, sigKey: string): Promise<void> {
-    const { redis } = this.ctx;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', glob, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length === 0) continue;
-      const args: (string | number)[] = [];
-      for (const k of keys) args.push(now, k.slice(userPrefix.length));
-      await redis.zadd(due, 'LT', ...(args as [number, string]));
-    } while (cursor !== '0');
-    await redis.set(sigKey, signature);
   }
 }

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { MetricConfig, TenantConfig } from './tenant-config';
 import { buildProgram, BoostConfig, Filter, LevelConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
+import type { AchievementConfig } from '../domain/achievements';
 
 /**
  * The compiled form of a tenant's configuration: hash fields written to Redis
@@ -24,6 +25,7 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
      FROM points_boosts b JOIN points_systems s ON s.id = b.system_id WHERE b.tenant_id = $1 ORDER BY b.seq`,
   );
 
+  const achievements = await q<Record<string, any>>('SELECT * FROM achievements WHERE tenant_id = $1 ORDER BY slot');
   const attrKey = new Map(attrs.map((a) => [a.id, a.key]));
   // A filter on a deleted attribute can never match.
   const filters = (list: { attributeId: string; attributeValue: string }[]): Filter[] =>
@@ -57,6 +59,17 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
     };
     entries.push([`ps:${s.key}`, JSON.stringify(sys)]);
   }
+  const metricSlot = new Map(metrics.map((m) => [m.id, m.slot]));
+  for (const a of achievements) {
+    const ach: AchievementConfig = {
+      id: a.id, slot: a.slot, key: a.key, name: a.name, description: a.description, badgeUrl: a.badge_url, status: a.status,
+      trigger: a.trigger, metricId: a.metric_id, metricSlot: a.metric_id ? (metricSlot.get(a.metric_id) ?? null) : null,
+      metricValue: a.metric_value === null ? null : Number(a.metric_value), streakLength: a.streak_length,
+      prerequisiteIds: a.prerequisite_ids, userAttributes: filters(a.user_attributes), eventAttributes: filters(a.event_attributes),
+      updated: new Date(a.updated).toISOString(),
+    };
+    entries.push([`ach:${a.key}`, JSON.stringify(ach)]);
+  }
   return entries;
 }
 
@@ -73,10 +86,15 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
     triggersById: new Map(),
     boostsById: new Map(),
     userBoosts: new Map(),
+    achievementsByKey: new Map(),
+    achievementsById: new Map(),
     programs: new Map(),
     program(metricId) {
       let p = this.programs.get(metricId);
-      if (p === undefined) this.programs.set(metricId, (p = buildProgram([...this.systemsByKey.values()], metricId)));
+      if (p === undefined) {
+        p = buildProgram([...this.systemsByKey.values()], [...this.achievementsById.values()], metricId);
+        this.programs.set(metricId, p);
+      }
       return p;
     },
   };
@@ -85,6 +103,10 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
       const m = JSON.parse(h[f]!) as MetricConfig;
       cfg.metricsByKey.set(m.key, m);
       cfg.metricsById.set(m.id, m);
+    } else if (f.startsWith('ach:')) {
+      const a = JSON.parse(h[f]!) as AchievementConfig;
+      cfg.achievementsByKey.set(a.key, a);
+      cfg.achievementsById.set(a.id, a);
     } else if (f.startsWith('ps:')) {
       const s = JSON.parse(h[f]!) as PointsSystemConfig;
       cfg.systemsByKey.set(s.key, s);

@@ -34,6 +34,13 @@ interface AwardRow {
   bo: string[];
 }
 
+interface CompletionRow {
+  a: string;
+  u: string;
+  at: number;
+  e: string;
+}
+
 interface UserRow {
   id: string;
   /** Profile fields that changed, by their Redis names (see domain/users.ts). */
@@ -172,6 +179,11 @@ export class Flusher {
     const events: EventRow[] = [];
     const awards: AwardRow[] = [];
     const users = new Map<string, UserRow>();
+    const completions: CompletionRow[] = [];
+    const collectCompletions = (ach: string | undefined, opId: string, userId: string, at: number) => {
+      if (!ach || ach === '[]' || ach === '{}') return;
+      for (const d of JSON.parse(ach) as { i: string }[]) completions.push({ a: d.i, u: userId, at, e: opId });
+    };
     // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
     const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
       if (!pa || pa === '{}') return;
@@ -201,9 +213,11 @@ export class Flusher {
         events.push({ ...e, t: f.t! });
         if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
         collectAwards(f.pa, e.id, e.u, e.at, e.d);
+        collectCompletions(f.ach, e.id, e.u, e.at);
       } else if (f.k === 'us' || f.k === 'tg') {
         if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
         collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
+        collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
       }
     }
     await tx(this.db, async (c) => {
@@ -229,6 +243,15 @@ export class Flusher {
            FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
            WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
           [t.id, JSON.stringify(rows)],
+        );
+      }
+      if (completions.length) {
+        await c.query(
+          `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)
+           SELECT $1, x.a, x.u, to_timestamp(x.at / 1000.0), x.e
+           FROM jsonb_to_recordset($2::jsonb) AS x(a uuid, u text, at bigint, e uuid)
+           ON CONFLICT DO NOTHING`,
+          [t.id, JSON.stringify(completions)],
         );
       }
       if (awards.length) {

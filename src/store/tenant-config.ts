@@ -8,6 +8,7 @@ import { isUnavailable, unavailable } from '../http/errors';
 import { tx } from './db';
 import { compileTenant, parseTenant } from './compile';
 import type { BoostConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
+import type { AchievementConfig } from '../domain/achievements';
 
 export interface MetricConfig {
   id: string;
@@ -30,6 +31,8 @@ export interface TenantConfig {
   systemsBySlot: Map<number, PointsSystemConfig>;
   triggersById: Map<string, TriggerConfig>;
   boostsById: Map<string, BoostConfig>;
+  achievementsByKey: Map<string, AchievementConfig>;
+  achievementsById: Map<string, AchievementConfig>;
   /** Boosts aimed at one user, by user id. */
   userBoosts: Map<string, BoostConfig[]>;
   /** Cache of `program()` results. */

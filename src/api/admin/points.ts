@@ -10,7 +10,7 @@ import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resourc
 
 type Badge = { url: string & tags.MaxLength<2048> } | null;
 type TriggerType = 'metric' | 'achievement' | 'streak' | 'time' | 'user_creation';
-interface AttributeFilter {
+export interface AttributeFilter {
   attributeId: string & tags.Format<'uuid'>;
   attributeValue: string & tags.MaxLength<255>;
 }
@@ -379,7 +379,7 @@ export function pointsRoutes(ctx: Ctx): Route[] {
 class NestedProblem extends Error {}
 
 /** Attribute filters must name attributes of the tenant, of the right kind. */
-async function filterProblem(c: PoolClient, s: Scope, filters: AttributeFilter[] | null | undefined, type: 'user' | 'event'): Promise<string | null> {
+export async function attributeFilterProblem(c: PoolClient, s: Scope, filters: AttributeFilter[] | null | undefined, type: 'user' | 'event'): Promise<string | null> {
   if (!filters?.length) return null;
   const ids = filters.map((f) => f.attributeId.toLowerCase());
   const { rows } = await c.query<{ id: string }>('SELECT id FROM attributes WHERE tenant_id = $1 AND type = $2 AND id = ANY($3::uuid[])', [s.tenant.id, type, ids]);
@@ -398,9 +398,12 @@ async function triggerProblem(c: PoolClient, s: Scope, t: CreateTrigger): Promis
       if (!m.rowCount) return 'Metric not found';
       break;
     }
-    case 'achievement':
+    case 'achievement': {
       if (!t.achievementId) return 'achievement triggers need achievementId';
+      const a = await c.query('SELECT 1 FROM achievements WHERE tenant_id = $1 AND id = $2', [s.tenant.id, t.achievementId]);
+      if (!a.rowCount) return 'Achievement not found';
       break;
+    }
     case 'streak':
       if (!t.streakLength) return 'streak triggers need streakLength';
       break;
@@ -411,7 +414,7 @@ async function triggerProblem(c: PoolClient, s: Scope, t: CreateTrigger): Promis
       break;
   }
   if (t.type !== 'metric' && t.eventAttributes?.length) return 'eventAttributes are only allowed on metric triggers';
-  return (await filterProblem(c, s, t.userAttributes, 'user')) ?? (await filterProblem(c, s, t.eventAttributes, 'event'));
+  return (await attributeFilterProblem(c, s, t.userAttributes, 'user')) ?? (await attributeFilterProblem(c, s, t.eventAttributes, 'event'));
 }
 
 async function boostProblem(c: PoolClient, s: Scope, b: CreateBoost): Promise<string | null> {
@@ -424,5 +427,5 @@ async function boostProblem(c: PoolClient, s: Scope, b: CreateBoost): Promise<st
     if (end < start) return 'end must not be before start';
   }
   if (b.userId && b.userAttributes?.length) return 'userId and userAttributes cannot both be set';
-  return filterProblem(c, s, b.userAttributes, 'user');
+  return attributeFilterProblem(c, s, b.userAttributes, 'user');
 }

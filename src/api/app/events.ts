@@ -9,6 +9,7 @@ import { localDate } from '../../domain/time';
 import { userPatch } from '../../domain/users';
 import { idempotencySlot } from '../../domain/idempotency';
 import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
+import { completedJson } from './achievements';
 import { checkAttributeKeys, checkUserAttributes, UserWithId, zoneOf } from './user-input';
 
 interface EventBody {
@@ -83,7 +84,7 @@ async function submitEvent(ctx: Ctx, req: Request) {
             eventId,
             metricId: metric.id,
             total: Number(r[1]),
-            achievements: [],
+            achievements: completedJson(cfg, r[3], now),
             currentStreak: NO_STREAK,
             points: r[2] ? pointsResponse(cfg, JSON.parse(r[2]) as ScriptPoints, eventId, now, date) : {},
             leaderboards: {},

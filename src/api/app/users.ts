@@ -12,6 +12,7 @@ import type { Tenant } from '../../store/tenants';
 import type { MetricConfig, TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, UserInput, UserWithId, zoneOf } from './user-input';
 import { eventSummary, METRIC_EVENTS } from './event-summary';
+import { achievedField, achievementJson } from '../../domain/achievements';
 
 const validateUserWithId = typia.createValidate<UserWithId>();
 const validateUserInput = typia.createValidate<UserInput>();
@@ -62,7 +63,7 @@ async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mo
     if (r[0] === 'NOTFOUND') throw notFound(`User "${id}" not found`);
     if (r[0] === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}"`);
     if (zone !== undefined) ctx.zones.set(`${tenant.slot}:${id}`, zone ?? 'UTC', 3_600_000);
-    return userJson(id, toMap(r, 3));
+    return userJson(id, toMap(r, 4));
   });
 }
 
@@ -89,8 +90,16 @@ async function getUser(ctx: Ctx, req: Request) {
   return reply(200, userJson(u.id, u.fields));
 }
 
-function metricJson(m: MetricConfig, fields: Map<string, string>) {
-  return { id: m.id, key: m.key, name: m.name, status: 'active', current: Number(fields.get(totalField(m.slot)) ?? 0), achievements: [] };
+/** A user's total of a metric, with the metric's active achievements and when the user completed each. */
+function metricJson(cfg: TenantConfig, m: MetricConfig, fields: Map<string, string>) {
+  const achievements = [...cfg.achievementsById.values()]
+    .filter((a) => a.trigger === 'metric' && a.metricId === m.id && (a.status === 'active' || fields.has(achievedField(a.slot))))
+    .sort((x, y) => x.metricValue! - y.metricValue!)
+    .map((a) => {
+      const at = fields.get(achievedField(a.slot));
+      return achievementJson(a, () => m.name, at ? Number(at) : null);
+    });
+  return { id: m.id, key: m.key, name: m.name, status: 'active', current: Number(fields.get(totalField(m.slot)) ?? 0), achievements };
 }
 
 function metricOf(cfg: TenantConfig, key: string): MetricConfig {
@@ -102,12 +111,12 @@ function metricOf(cfg: TenantConfig, key: string): MetricConfig {
 async function userMetrics(ctx: Ctx, req: Request) {
   const u = await readUser(ctx, req);
   const metrics = [...u.cfg.metricsByKey.values()].sort((a, b) => a.slot - b.slot);
-  return reply(200, metrics.map((m) => metricJson(m, u.fields)));
+  return reply(200, metrics.map((m) => metricJson(u.cfg, m, u.fields)));
 }
 
 async function userMetric(ctx: Ctx, req: Request) {
   const u = await readUser(ctx, req);
-  return reply(200, metricJson(metricOf(u.cfg, req.params[1]!), u.fields));
+  return reply(200, metricJson(u.cfg, metricOf(u.cfg, req.params[1]!), u.fields));
 }
 
 async function metricSummary(ctx: Ctx, req: Request) {

@@ -7,7 +7,7 @@
 -- src/domain/points.ts buildProgram) and the user's own boosts.
 local function pts_new(user_key, patch, event_attrs, date, prog, user_boosts)
   return { user = user_key, patch = patch, ea = event_attrs or {}, date = date, prog = prog,
-    ub = user_boosts, sys = {}, order = {}, writes = {}, blocked = nil }
+    ub = user_boosts, sys = {}, order = {}, writes = {}, done = {}, blocked = nil }
 end
 
 -- A user attribute as it will be once the patch is applied.

@@ -1,0 +1,32 @@
+-- Complete an API achievement for a user (created or updated from the body).
+-- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set
+-- ARGV: 1 config version, 2 now (ms), 3 user id, 4 patch (JSON), 5 points
+--       program (JSON), 6 the user's own boosts (JSON), 7 local date,
+--       8 operation id, 9 achievement slot, 10 achievement id,
+--       11 the achievement's user attribute filters (JSON)
+-- Replies: {'STALE'} | {'DONE', achieved at} | {'FILTERED'} | {'BLOCKED', system slot}
+--        | {'OK', points changes (JSON), completions (JSON)}
+local cfg, user, stream, stats, due = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local now, id, slot = ARGV[2], ARGV[3], ARGV[9]
+if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
+
+-- Completing twice changes nothing and reports the first completion.
+local at = redis.call('HGET', user, 'a' .. slot)
+if at then return {'DONE', at} end
+
+local patch = cjson.decode(ARGV[4])
+local P = pts_new(user, patch, {}, ARGV[7], cjson.decode(ARGV[5]), cjson.decode(ARGV[6]))
+if not pts_filters_ok(P, cjson.decode(ARGV[11]), false) then return {'FILTERED'} end
+if redis.call('HEXISTS', user, 'c') == 0 and not pts_created(P) then
+  return {'BLOCKED', tostring(P.blocked)}
+end
+ach_complete(P, { i = ARGV[10], k = tonumber(slot) }, now)
+ach_composites(P, now)
+
+local created, changed = apply_user_patch(user, stats, patch, now)
+if created and #P.prog.tt > 0 then redis.call('ZADD', due, 'LT', now, id) end
+local points = pts_commit(P)
+local done = ach_commit(P, stats)
+redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[8], 'd', ARGV[7],
+  'c', created and now or '', 'p', changed and ARGV[4] or '', 'pa', points, 'ach', done)
+return {'OK', points, done}

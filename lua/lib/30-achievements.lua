@@ -1,0 +1,57 @@
+-- Achievements: completed inside the same call as the event (or API call)
+-- that earns them. A completion is the user hash field a<slot> (when) and one
+-- more in the tenant's counter ac<slot>; it fires the points triggers tied to
+-- the achievement, and may in turn complete composites.
+
+local function ach_done(P, k)
+  return P.writes['a' .. k] ~= nil or redis.call('HEXISTS', P.user, 'a' .. k) == 1
+end
+
+local function ach_complete(P, a, now)
+  P.writes['a' .. a.k] = now
+  P.done[#P.done + 1] = { i = a.i, k = a.k }
+  for _, t in ipairs(P.prog.apt[tostring(a.k)] or {}) do
+    if pts_filters_ok(P, t.ua, false) then pts_grant(P, t, t.p) end
+  end
+end
+
+-- Composites whose last prerequisite just completed; repeated, since one
+-- composite may be another's prerequisite.
+local function ach_composites(P, now)
+  local again = true
+  while again do
+    again = false
+    for _, a in ipairs(P.prog.ac) do
+      if not ach_done(P, a.k) and pts_filters_ok(P, a.ua, false) then
+        local all = true
+        for _, k in ipairs(a.pre) do
+          if k < 0 or not ach_done(P, k) then all = false break end
+        end
+        if all then
+          ach_complete(P, a, now)
+          again = true
+        end
+      end
+    end
+  end
+end
+
+-- Metric achievements reached by `total` (nil: each against its own metric's
+-- total, as a review does), then composites.
+local function ach_metric(P, total, now)
+  for _, a in ipairs(P.prog.am) do
+    local v = total
+    if v == nil then v = tonumber(redis.call('HGET', P.user, 'm' .. a.ms) or '0') end
+    if v >= a.v and not ach_done(P, a.k) and pts_filters_ok(P, a.ua, false) and pts_filters_ok(P, a.ea, true) then
+      ach_complete(P, a, now)
+    end
+  end
+  ach_composites(P, now)
+end
+
+-- Count the completions; returns them as JSON ('[]' when none).
+local function ach_commit(P, stats)
+  if #P.done == 0 then return '[]' end
+  for _, d in ipairs(P.done) do redis.call('HINCRBY', stats, 'ac' .. d.k, 1) end
+  return cjson.encode(P.done)
+end

@@ -1,0 +1,21 @@
+-- Complete whatever achievements a user already qualifies for (run by the
+-- scheduler after achievements are activated or edited). Completing is
+-- idempotent: an achievement already held is skipped, so its points triggers
+-- never fire twice.
+-- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats
+-- ARGV: 1 config version, 2 now (ms), 3 user id, 4 review program (JSON),
+--       5 the user's own boosts (JSON), 6 local date, 7 operation id
+-- Replies: {'STALE'} | {'OK', completions (JSON)}
+local cfg, user, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, id = ARGV[2], ARGV[3]
+if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
+if redis.call('HEXISTS', user, 'c') == 0 then return {'OK', '[]'} end
+
+local P = pts_new(user, {}, {}, ARGV[6], cjson.decode(ARGV[4]), cjson.decode(ARGV[5]))
+ach_metric(P, nil, now)
+local points = pts_commit(P)
+local done = ach_commit(P, stats)
+if done ~= '[]' then
+  redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[7], 'd', ARGV[6], 'c', '', 'p', '', 'pa', points, 'ach', done)
+end
+return {'OK', done}

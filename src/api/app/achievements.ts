@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import typia from 'typia';
+import { Ctx, identify, STALE, withConfig } from '../../context';
+import { requireUser } from '../../auth/auth';
+import { check, jsonBody } from '../../http/body';
+import { notFound, unprocessable } from '../../http/errors';
+import { reply, Request, Route } from '../../http/server';
+import { achievedField, AchievementConfig, achievementJson, completionsField, rarity } from '../../domain/achievements';
+import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
+import { derivedId } from '../../domain/ids';
+import { localDate } from '../../domain/time';
+import { totalField, userPatch } from '../../domain/users';
+import type { TenantConfig } from '../../store/tenant-config';
+import { checkUserAttributes, UserWithId, zoneOf } from './user-input';
+import { readUser } from './users';
+
+const validateComplete = typia.createValidate<{ user: UserWithId }>();
+
+const metricName = (cfg: TenantConfig) => (id: string) => cfg.metricsById.get(id)?.name;
+
+/** The achievements a script call completed, in Trophy's UserAchievementResponse shape. */
+export function completedJson(cfg: TenantConfig, doneJson: string | undefined, at: number) {
+  if (!doneJson || doneJson === '[]' || doneJson === '{}') return [];
+  return (JSON.parse(doneJson) as { i: string }[]).flatMap((d) => {
+    const a = cfg.achievementsById.get(d.i);
+    return a ? [achievementJson(a, metricName(cfg), at)] : [];
+  });
+}
+
+/** Completions and users of the tenant, in one call. */
+async function stats(ctx: Ctx, slot: number, list: AchievementConfig[]): Promise<{ users: number; completions: Map<string, number> }> {
+  const fields = ['users', ...list.map((a) => completionsField(a.slot))];
+  const values = await ctx.redis.hmget(ctx.keys.tenant(slot).stats, ...fields);
+  return { users: Number(values[0] ?? 0), completions: new Map(list.map((a, i) => [a.id, Number(values[i + 1] ?? 0)])) };
+}
+
+/** A user's progress toward an achievement (Laurel's addition): where they are and where it completes. */
+function progress(cfg: TenantConfig, a: AchievementConfig, fields: Map<string, string>): { current: number; target: number } {
+  switch (a.trigger) {
+    case 'metric':
+      return { current: Number(fields.get(totalField(a.metricSlot ?? -1)) ?? 0), target: a.metricValue! };
+    case 'achievement':
+      return {
+        current: a.prerequisiteIds.filter((id) => {
+          const p = cfg.achievementsById.get(id);
+          return p !== undefined && fields.has(achievedField(p.slot));
+        }).length,
+        target: a.prerequisiteIds.length,
+      };
+    case 'streak':
+      return { current: Number(fields.get('sl') ?? 0), target: a.streakLength! };
+    case 'api':
+      return { current: fields.has(achievedField(a.slot)) ? 1 : 0, target: 1 };
+  }
+}
+
+export function achievementRoutes(ctx: Ctx): Route[] {
+  return [
+    {
+      method: 'get',
+      pattern: '/v1/achievements',
+      handler: async (req) => {
+        const { tenant } = await identify(ctx, req);
+        const cfg = await ctx.configs.get(tenant);
+        const list = [...cfg.achievementsById.values()].filter((a) => a.status === 'active').sort((x, y) => x.slot - y.slot);
+        const st = await stats(ctx, tenant.slot, list);
+        return reply(200, list.map((a) => {
+          const completions = st.completions.get(a.id) ?? 0;
+          return { ...achievementJson(a, metricName(cfg)), completions, rarity: rarity(completions, st.users) };
+        }));
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/v1/users/:id/achievements',
+      handler: async (req) => {
+        const u = await readUser(ctx, req);
+        const withIncomplete = req.query.get('includeIncomplete') === 'true';
+        const list = [...u.cfg.achievementsById.values()]
+          .filter((a) => u.fields.has(achievedField(a.slot)) || (withIncomplete && a.status === 'active'))
+          .sort((x, y) => x.slot - y.slot);
+        const st = await stats(ctx, u.tenant.slot, list);
+        return reply(200, list.map((a) => {
+          const at = u.fields.get(achievedField(a.slot));
+          const completions = st.completions.get(a.id) ?? 0;
+          return {
+            ...achievementJson(a, metricName(u.cfg), at ? Number(at) : null),
+            completions,
+            rarity: rarity(completions, st.users),
+            progress: progress(u.cfg, a, u.fields),
+          };
+        }));
+      },
+    },
+    {
+      method: 'post',
+      pattern: '/v1/achievements/:key/complete',
+      body: true,
+      handler: (req) => complete(ctx, req),
+    },
+  ];
+}
+
+async function complete(ctx: Ctx, req: Request) {
+  const { principal, tenant } = await identify(ctx, req);
+  const body = check(validateComplete, jsonBody(req));
+  const userId = body.user.id;
+  requireUser(principal, userId);
+  const zone = zoneOf(body.user);
+  const patch = JSON.stringify(userPatch(body.user, zone));
+  const key = req.params[0]!;
+  const tk = ctx.keys.tenant(tenant.slot);
+  return withConfig(ctx, tenant, async (cfg) => {
+    const a = cfg.achievementsByKey.get(key);
+    if (!a || a.status !== 'active') throw notFound(`Achievement "${key}" not found`);
+    if (a.trigger !== 'api') throw unprocessable(`Achievement "${key}" completes by its ${a.trigger} trigger, not through the API`);
+    checkUserAttributes(cfg, body.user);
+    const now = ctx.clock.now();
+    const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${userId}`) ?? 'UTC') : (zone ?? 'UTC'));
+    const opId = randomUUID();
+    const r = (await ctx.scripts.run('achievement_complete', [tk.config, tk.user(userId), tk.stream, tk.stats, tk.due], [
+      cfg.ver, now, userId, patch, cfg.program(null), userBoostsArg(cfg.userBoosts.get(userId)), date, opId, a.slot, a.id,
+      JSON.stringify(a.userAttributes),
+    ])) as string[];
+    const completionId = derivedId('completion', userId, a.id);
+    switch (r[0]) {
+      case 'STALE':
+        return STALE;
+      case 'FILTERED':
+        throw unprocessable(`User "${userId}" does not meet the attribute conditions of "${key}"`);
+      case 'BLOCKED':
+        throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}"`);
+      case 'DONE':
+        return reply(200, { completionId, achievement: achievementJson(a, metricName(cfg), Number(r[1])), points: {} });
+      default:
+        return reply(201, {
+          completionId,
+          achievement: achievementJson(a, metricName(cfg), now),
+          points: pointsResponse(cfg, JSON.parse(r[1]!) as ScriptPoints, opId, now, date),
+        });
+    }
+  });
+}
