@@ -88,3 +88,27 @@ t.test('@trophyso/node parses points responses', async (t) => {
   const ranges = await trophy.points.summary('xp');
   t.equal(ranges.reduce((n, r) => n + r.users, 0), 1);
 });
+
+t.test('@trophyso/node parses achievement responses', async (t) => {
+  const s = await startServer(t);
+  const trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });
+  const { words } = await s.metrics(['words']);
+  const created = await s.call('POST', '/admin/v1/achievements', {
+    body: [
+      { key: 'novice', name: 'Novice', trigger: 'metric', metricId: words!.id, metricValue: 10, status: 'active' },
+      { key: 'profile', name: 'Profile done', trigger: 'api', status: 'active' },
+    ],
+  });
+  t.equal(created.status, 201);
+  const ev = await trophy.metrics.event('words', { user: { id: 'a1' }, value: 12 });
+  t.equal(ev.achievements[0]!.name, 'Novice');
+  t.ok(ev.achievements[0]!.achievedAt instanceof Date);
+  const done = await trophy.achievements.complete('profile', { user: { id: 'a1' } });
+  t.equal(done.achievement.key, 'profile');
+  const all = await trophy.achievements.all();
+  t.same(all.map((a) => [a.name, a.completions, a.rarity]), [['Novice', 1, 100], ['Profile done', 1, 100]]);
+  const mine = await trophy.users.achievements('a1', { includeIncomplete: 'true' });
+  t.equal(mine.length, 2);
+  const metrics = await trophy.users.singleMetric('a1', 'words');
+  t.equal(metrics.achievements.length, 1);
+});
