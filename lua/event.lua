@@ -4,9 +4,11 @@
 -- ARGV: 1 config version, 2 metric slot, 3 value, 4 now (ms), 5 idempotency
 --       member ('' when none), 6 zone the dates were computed in,
 --       7 user patch (JSON object), 8 event record (JSON, for the stream),
---       9 points program (JSON), 10 the user's own boosts (JSON), 11 local date
--- Replies: {'STALE'} | {'TZ', zone} | {'REPLAY', total} | {'BLOCKED', system slot}
---        | {'OK', total, points changes (JSON), completed achievements (JSON)}
+--       9 points program (JSON), 10 the user's own boosts (JSON), 11 local date,
+--       12 current streak periods and active frequency 'day,week,month,f'
+--          ('' when streaks are off)
+-- Replies: {'STALE'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
+--        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON)}
 local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local total_field = 'm' .. slot
@@ -15,7 +17,8 @@ if config_is_stale(cfg, ver) then return {'STALE'} end
 
 -- A replay changes nothing, not even the profile sent with it.
 if member ~= '' and redis.call('SISMEMBER', idem, member) == 1 then
-  return {'REPLAY', redis.call('HGET', user, total_field) or '0'}
+  local act = string.match(ARGV[12], ',(%a)$')
+  return {'REPLAY', redis.call('HGET', user, total_field) or '0', act and redis.call('HGET', user, 'S' .. act) or ''}
 end
 
 -- Dates are computed by the caller in the user's zone; make sure it guessed
@@ -35,6 +38,15 @@ local is_new = redis.call('HEXISTS', user, 'c') == 0
 if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) then
   return {'BLOCKED', tostring(P.blocked)}
 end
+-- Nothing can block from here on; streak state is written as it is settled.
+local streak, S = '', nil
+if ARGV[12] ~= '' then
+  local d, w, m = string.match(ARGV[12], '^(-?%d+),(-?%d+),(-?%d+),')
+  S = stk_new(user, P.prog.sk, now, tonumber(d))
+  local st, extended = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, tonumber(slot), tonumber(value))
+  streak = stk_reply(S, st, extended)
+  stk_consequences(P, st.len, extended, now)
+end
 ach_metric(P, tonumber(total), now)
 
 local created, changed = apply_user_patch(user, stats, patch, now)
@@ -42,7 +54,8 @@ if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, record
 redis.call('HSET', user, total_field, total)
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
+local periods = S and stk_commit(S) or '[]'
 if member ~= '' then redis.call('SADD', idem, member) end
 redis.call('XADD', stream, '*', 'k', 'ev', 'e', ARGV[8], 't', total,
-  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done)
-return {'OK', total, points, done}
+  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods)
+return {'OK', total, points, done, streak}

@@ -13,6 +13,11 @@ if redis.call('HEXISTS', user, 'c') == 0 then return {'OK', '[]'} end
 
 local P = pts_new(user, {}, {}, ARGV[6], cjson.decode(ARGV[4]), cjson.decode(ARGV[5]))
 ach_metric(P, nil, now)
+if P.prog.sk.act ~= '' then
+  -- Streak achievements against the active streak's length as it stands.
+  stk_consequences(P, stk_load(user, P.prog.sk.act).len, false, now)
+  ach_composites(P, now)
+end
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
 if done ~= '[]' then

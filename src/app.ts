@@ -24,6 +24,8 @@ import { attributeRoutes } from './api/admin/attributes';
 import { apiKeyRoutes } from './api/admin/api-keys';
 import { pointsRoutes } from './api/admin/points';
 import { achievementRoutes } from './api/admin/achievements';
+import { streakAdminRoutes } from './api/admin/streaks';
+import { streakRoutes } from './api/app/streaks';
 import { ensureAdminKey } from './store/bootstrap';
 import { Scheduler } from './scheduler/scheduler';
 
@@ -82,6 +84,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ...apiKeyRoutes(ctx),
     ...pointsRoutes(ctx),
     ...achievementRoutes(ctx),
+    ...streakAdminRoutes(ctx),
+    ...streakRoutes(ctx),
   ];
   const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
   const port = await http.listen(config.host, config.port);

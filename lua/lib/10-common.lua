@@ -28,3 +28,12 @@ local function apply_user_patch(user_key, stats_key, patch, now)
   if created or changed then redis.call('HSET', user_key, 'u', now) end
   return created, changed
 end
+
+-- The zone a user's dates are computed in (stored tz, else UTC), when it is
+-- not the one the caller assumed; nil when the caller was right.
+local function zone_mismatch(user_key, zone)
+  local z = redis.call('HGET', user_key, 'tz')
+  if not z or z == '' then z = 'UTC' end
+  if z ~= zone then return z end
+  return nil
+end

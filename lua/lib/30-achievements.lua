@@ -55,3 +55,16 @@ local function ach_commit(P, stats)
   for _, d in ipairs(P.done) do redis.call('HINCRBY', stats, 'ac' .. d.k, 1) end
   return cjson.encode(P.done)
 end
+
+-- After a streak changed: streak points triggers (each multiple of their
+-- length, on extension only) and streak achievements (length reached).
+local function stk_consequences(P, len, extended, now)
+  if extended then
+    for _, t in ipairs(P.prog.st) do
+      if len % t.len == 0 and pts_filters_ok(P, t.ua, false) then pts_grant(P, t, t.p) end
+    end
+  end
+  for _, a in ipairs(P.prog.as) do
+    if len >= a.len and not ach_done(P, a.k) and pts_filters_ok(P, a.ua, false) then ach_complete(P, a, now) end
+  end
+end

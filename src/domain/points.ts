@@ -1,5 +1,6 @@
 import { derivedId } from './ids';
 import type { AchievementConfig } from './achievements';
+import { StreakConfig, streakProgram } from './streaks';
 
 /**
  * Points systems as the server and the scripts see them, the per-event
@@ -124,10 +125,11 @@ export function filtersMatch(filters: Filter[], attrs: Record<string, string>): 
  * What the event script needs to evaluate points for one metric (or for a
  * user write, with no metric): compact arrays, built once per config version.
  */
-export function buildProgram(systems: PointsSystemConfig[], achievements: AchievementConfig[], metricId: string | null): string {
+export function buildProgram(systems: PointsSystemConfig[], achievements: AchievementConfig[], streak: StreakConfig | null, metricId: string | null): string {
   const mt: unknown[] = [];
   const uc: unknown[] = [];
   const tt: unknown[] = [];
+  const st: unknown[] = [];
   // Points triggers fired by completing an achievement, by achievement slot.
   const apt: Record<string, unknown[]> = {};
   const slotOf = new Map(achievements.map((a) => [a.id, a.slot]));
@@ -141,6 +143,7 @@ export function buildProgram(systems: PointsSystemConfig[], achievements: Achiev
       if (t.type === 'metric' && t.metricId === metricId) mt.push({ ...base, th: t.metricThreshold, ea: t.eventAttributes });
       if (t.type === 'user_creation') uc.push(base);
       if (t.type === 'time') tt.push({ ...base, b: 0, iv: intervalMs(t), act: t.activated ?? 0 });
+      if (t.type === 'streak') st.push({ ...base, b: 0, len: t.streakLength });
       const aslot = t.type === 'achievement' ? slotOf.get(t.achievementId!) : undefined;
       if (aslot !== undefined) (apt[aslot] ??= []).push({ ...base, b: 0 });
     }
@@ -155,7 +158,8 @@ export function buildProgram(systems: PointsSystemConfig[], achievements: Achiev
   const ac = active
     .filter((a) => a.trigger === 'achievement')
     .map((a) => ({ i: a.id, k: a.slot, pre: a.prerequisiteIds.map((id) => slotOf.get(id) ?? -1), ua: a.userAttributes }));
-  return JSON.stringify({ mt, uc, tt, bo, max, apt, am, ac });
+  const as = active.filter((a) => a.trigger === 'streak').map((a) => ({ i: a.id, k: a.slot, len: a.streakLength, ua: a.userAttributes }));
+  return JSON.stringify({ mt, uc, tt, st, bo, max, apt, am, ac, as, sk: streakProgram(streak) });
 }
 
 /**

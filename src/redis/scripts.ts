@@ -12,6 +12,8 @@ const SCRIPTS = {
   time_grant: 4,
   achievement_complete: 5,
   user_review: 4,
+  streak_read: 3,
+  streak_admin: 3,
   user_read: 2,
   config_publish: 2,
 } as const;

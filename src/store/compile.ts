@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { MetricConfig, TenantConfig } from './tenant-config';
 import { buildProgram, BoostConfig, Filter, LevelConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
 import type { AchievementConfig } from '../domain/achievements';
+import type { StreakConfig } from '../domain/streaks';
 
 /**
  * The compiled form of a tenant's configuration: hash fields written to Redis
@@ -26,6 +27,7 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   );
 
   const achievements = await q<Record<string, any>>('SELECT * FROM achievements WHERE tenant_id = $1 ORDER BY slot');
+  const streak = (await q<Record<string, any>>('SELECT * FROM streak_settings WHERE tenant_id = $1'))[0];
   const attrKey = new Map(attrs.map((a) => [a.id, a.key]));
   // A filter on a deleted attribute can never match.
   const filters = (list: { attributeId: string; attributeValue: string }[]): Filter[] =>
@@ -60,6 +62,19 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
     entries.push([`ps:${s.key}`, JSON.stringify(sys)]);
   }
   const metricSlot = new Map(metrics.map((m) => [m.id, m.slot]));
+  if (streak) {
+    const cfg: StreakConfig = {
+      enabled: streak.enabled, frequency: streak.frequency, mode: streak.mode, weekStart: streak.week_start,
+      // A deleted metric drops out of the conditions.
+      metrics: (streak.metrics as { metricId: string; threshold: number }[]).flatMap((m) => {
+        const slot = metricSlot.get(m.metricId);
+        return slot === undefined ? [] : [{ metricId: m.metricId, slot, threshold: m.threshold }];
+      }),
+      initialFreezes: streak.initial_freezes, freezeAutoEarnInterval: streak.freeze_auto_earn_interval,
+      freezeAutoEarnAmount: streak.freeze_auto_earn_amount, maxFreezes: streak.max_freezes,
+    };
+    entries.push(['streak', JSON.stringify(cfg)]);
+  }
   for (const a of achievements) {
     const ach: AchievementConfig = {
       id: a.id, slot: a.slot, key: a.key, name: a.name, description: a.description, badgeUrl: a.badge_url, status: a.status,
@@ -86,13 +101,14 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
     triggersById: new Map(),
     boostsById: new Map(),
     userBoosts: new Map(),
+    streak: h.streak ? (JSON.parse(h.streak) as StreakConfig) : null,
     achievementsByKey: new Map(),
     achievementsById: new Map(),
     programs: new Map(),
     program(metricId) {
       let p = this.programs.get(metricId);
       if (p === undefined) {
-        p = buildProgram([...this.systemsByKey.values()], [...this.achievementsById.values()], metricId);
+        p = buildProgram([...this.systemsByKey.values()], [...this.achievementsById.values()], this.streak, metricId);
         this.programs.set(metricId, p);
       }
       return p;

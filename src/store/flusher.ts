@@ -34,6 +34,15 @@ interface AwardRow {
   bo: string[];
 }
 
+interface PeriodRow {
+  u: string;
+  f: string;
+  p: number;
+  l: number;
+  fr: number;
+  pa: number;
+}
+
 interface CompletionRow {
   a: string;
   u: string;
@@ -180,6 +189,12 @@ export class Flusher {
     const awards: AwardRow[] = [];
     const users = new Map<string, UserRow>();
     const completions: CompletionRow[] = [];
+    // Later records of the same period win (a restore rewrites one).
+    const periods = new Map<string, PeriodRow>();
+    const collectPeriods = (stk: string | undefined, userId: string) => {
+      if (!stk || stk === '[]' || stk === '{}') return;
+      for (const r of JSON.parse(stk) as Omit<PeriodRow, 'u'>[]) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
+    };
     const collectCompletions = (ach: string | undefined, opId: string, userId: string, at: number) => {
       if (!ach || ach === '[]' || ach === '{}') return;
       for (const d of JSON.parse(ach) as { i: string }[]) completions.push({ a: d.i, u: userId, at, e: opId });
@@ -214,10 +229,12 @@ export class Flusher {
         if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
         collectAwards(f.pa, e.id, e.u, e.at, e.d);
         collectCompletions(f.ach, e.id, e.u, e.at);
+        collectPeriods(f.stk, e.u);
       } else if (f.k === 'us' || f.k === 'tg') {
         if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
         collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
         collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
+        collectPeriods(f.stk, f.u!);
       }
     }
     await tx(this.db, async (c) => {
@@ -243,6 +260,16 @@ export class Flusher {
            FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
            WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
           [t.id, JSON.stringify(rows)],
+        );
+      }
+      if (periods.size) {
+        await c.query(
+          `INSERT INTO streak_periods (tenant_id, user_id, frequency, period, length, used_freeze, used_pause)
+           SELECT $1, x.u, x.f, x.p, x.l, x.fr = 1, x.pa = 1
+           FROM jsonb_to_recordset($2::jsonb) AS x(u text, f text, p integer, l integer, fr integer, pa integer)
+           ON CONFLICT (tenant_id, user_id, frequency, period) DO UPDATE
+             SET length = excluded.length, used_freeze = excluded.used_freeze, used_pause = excluded.used_pause`,
+          [t.id, JSON.stringify([...periods.values()])],
         );
       }
       if (completions.length) {

@@ -9,6 +9,7 @@ import { tx } from './db';
 import { compileTenant, parseTenant } from './compile';
 import type { BoostConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
 import type { AchievementConfig } from '../domain/achievements';
+import type { StreakConfig } from '../domain/streaks';
 
 export interface MetricConfig {
   id: string;
@@ -31,6 +32,8 @@ export interface TenantConfig {
   systemsBySlot: Map<number, PointsSystemConfig>;
   triggersById: Map<string, TriggerConfig>;
   boostsById: Map<string, BoostConfig>;
+  /** Null until streaks are configured. */
+  streak: StreakConfig | null;
   achievementsByKey: Map<string, AchievementConfig>;
   achievementsById: Map<string, AchievementConfig>;
   /** Boosts aimed at one user, by user id. */

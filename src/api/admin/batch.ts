@@ -5,6 +5,7 @@ import { describe, intParam } from '../../http/body';
 /** A per-item problem in a batch request, in Trophy's shape. */
 export interface AdminIssue {
   id?: string;
+  userId?: string;
   index?: number;
   severity: 'error' | 'warning';
   message: string;

@@ -10,6 +10,7 @@ import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points
 import { derivedId } from '../../domain/ids';
 import { localDate } from '../../domain/time';
 import { totalField, userPatch } from '../../domain/users';
+import { FREQ_CODE, parseState } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, UserWithId, zoneOf } from './user-input';
 import { readUser } from './users';
@@ -48,7 +49,7 @@ function progress(cfg: TenantConfig, a: AchievementConfig, fields: Map<string, s
         target: a.prerequisiteIds.length,
       };
     case 'streak':
-      return { current: Number(fields.get('sl') ?? 0), target: a.streakLength! };
+      return { current: cfg.streak?.enabled ? parseState(fields.get(`S${FREQ_CODE[cfg.streak.frequency]}`)).len : 0, target: a.streakLength! };
     case 'api':
       return { current: fields.has(achievedField(a.slot)) ? 1 : 0, target: 1 };
   }

@@ -10,6 +10,7 @@ import { userPatch } from '../../domain/users';
 import { idempotencySlot } from '../../domain/idempotency';
 import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
 import { completedJson } from './achievements';
+import { FREQ_CODE, parseState, periodIndexes, StreakConfig, streakArg, streakJson, StreakState } from '../../domain/streaks';
 import { checkAttributeKeys, checkUserAttributes, UserWithId, zoneOf } from './user-input';
 
 interface EventBody {
@@ -20,8 +21,17 @@ interface EventBody {
 }
 const validateEvent = typia.createValidate<EventBody>();
 
-/** The streak shape reported before streaks are configured. */
+/** The streak shape reported while streaks are not configured. */
 const NO_STREAK = { length: 0, frequency: 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: false };
+
+/** The event response's streak: from the script's reply, or on a replay from the stored state. */
+function currentStreak(cfg: StreakConfig | null, date: string, raw: string | undefined, replayed: boolean) {
+  if (!cfg?.enabled) return { ...NO_STREAK, frequency: cfg?.frequency ?? 'daily' };
+  const n = periodIndexes(date, cfg.weekStart)[FREQ_CODE[cfg.frequency]];
+  if (replayed) return streakJson(cfg, parseState(raw), n, null, false);
+  const r = JSON.parse(raw!) as StreakState & { x: number; fz: number };
+  return streakJson(cfg, r, n, r.fz, r.x === 1);
+}
 
 export function eventRoutes(ctx: Ctx): Route[] {
   const handler = (req: Request) => submitEvent(ctx, req);
@@ -65,7 +75,7 @@ async function submitEvent(ctx: Ctx, req: Request) {
         'event',
         [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due],
         [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
-          cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date],
+          cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date)],
       )) as string[];
       switch (r[0]) {
         case 'STALE':
@@ -85,7 +95,7 @@ async function submitEvent(ctx: Ctx, req: Request) {
             metricId: metric.id,
             total: Number(r[1]),
             achievements: completedJson(cfg, r[3], now),
-            currentStreak: NO_STREAK,
+            currentStreak: currentStreak(cfg.streak, date, replayed ? r[2] : r[4], replayed),
             points: r[2] ? pointsResponse(cfg, JSON.parse(r[2]) as ScriptPoints, eventId, now, date) : {},
             leaderboards: {},
           };

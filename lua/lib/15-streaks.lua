@@ -1,0 +1,173 @@
+-- Streaks. Periods are integer indexes on the user's own calendar, computed
+-- by the server: days since 1970-01-01, weeks since the first week start on or
+-- after it, months since year 0. Each frequency ('d', 'w', 'm') keeps its own
+-- state in the user hash field S<f>, so switching frequency keeps working;
+-- freezes and pauses apply to the active frequency only.
+-- State: cur period of the sums | length | started | last extended |
+--        settled through | extended at (ms) | length when last lost | sums |
+--        where the lost streak had started
+
+-- Days since 1970-01-01 of a civil date (pure integer math).
+local function stk_days_from_civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local mp = (m + 9) % 12
+  local doy = math.floor((153 * mp + 2) / 5) + d - 1
+  local doe = yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+end
+
+-- First and last day of period `idx` of frequency f; wo: day of the first week start.
+local function stk_days(f, idx, wo)
+  if f == 'd' then return idx, idx end
+  if f == 'w' then
+    local s = idx * 7 + wo
+    return s, s + 6
+  end
+  local y, m = math.floor(idx / 12), idx % 12 + 1
+  local s = stk_days_from_civil(y, m, 1)
+  if m == 12 then return s, stk_days_from_civil(y + 1, 1, 1) - 1 end
+  return s, stk_days_from_civil(y, m + 1, 1) - 1
+end
+
+local function stk_load(user, f)
+  local st = { cur = -1, len = 0, started = -1, lp = -1, settled = -1, ext = 0, lost = 0, sums = {}, ls = -1 }
+  local raw = redis.call('HGET', user, 'S' .. f)
+  if raw then
+    local p = {}
+    for x in string.gmatch(raw .. '|', '([^|]*)|') do p[#p + 1] = x end
+    st.cur, st.len, st.started, st.lp = tonumber(p[1]), tonumber(p[2]), tonumber(p[3]), tonumber(p[4])
+    st.settled, st.ext, st.lost = tonumber(p[5]), tonumber(p[6]), tonumber(p[7])
+    for k, v in string.gmatch(p[8] or '', '(%d+)=([^;]+)') do st.sums[k] = tonumber(v) end
+    st.ls = tonumber(p[9] or '-1')
+  end
+  return st
+end
+
+local function stk_save(user, f, st)
+  local sums = {}
+  for k, v in pairs(st.sums) do sums[#sums + 1] = k .. '=' .. fmt_total(v) end
+  redis.call('HSET', user, 'S' .. f, table.concat({ st.cur, st.len, st.started, st.lp, st.settled,
+    string.format('%d', st.ext), st.lost, table.concat(sums, ';'), st.ls }, '|'))
+end
+
+-- S: one evaluation: user key, now, today (day index), config (program.sk),
+-- freezes state, the user's pauses, and the period records it produced.
+local function stk_new(user, sk, now, today)
+  local S = { user = user, sk = sk, now = tonumber(now), today = today, rec = {}, changed = false }
+  local v = redis.call('HMGET', user, 'fz', 'fa', 'fe', 'pz')
+  S.fz, S.fa, S.fe = tonumber(v[1] or '0'), tonumber(v[2] or '-1'), tonumber(v[3] or '0')
+  S.pauses = v[4] and cjson.decode(v[4]) or {}
+  if S.fa < 0 then
+    -- First streak evaluation for this user: initial freezes, earning starts today.
+    S.fz, S.fa, S.fe, S.changed = math.min(sk.ini, sk.max), today, 0, true
+  end
+  return S
+end
+
+-- Credit freezes earned by the end of day `day` (never beyond the maximum).
+local function stk_earn(S, day)
+  local sk = S.sk
+  if sk.ei <= 0 or sk.ea <= 0 then return end
+  local due = math.floor((day - S.fa) / sk.ei)
+  if due > S.fe then
+    S.fz = math.min(sk.max, S.fz + (due - S.fe) * sk.ea)
+    S.fe = due
+    S.changed = true
+  end
+end
+
+local function stk_paused(S, d0, d1)
+  for _, p in ipairs(S.pauses) do
+    if p[1] <= d1 and p[2] >= d0 then return true end
+  end
+  return false
+end
+
+local function stk_record(S, f, p, len, freeze, pause)
+  S.rec[#S.rec + 1] = { f = f, p = p, l = len, fr = freeze and 1 or 0, pa = pause and 1 or 0 }
+end
+
+-- Account for every period before `n` that ended without an extension:
+-- a pause holds the length, else a freeze is spent, else the streak is lost.
+local function stk_settle(S, f, st, n)
+  if st.len > 0 then
+    local p = math.max(st.lp, st.settled) + 1
+    local guard = 0
+    while p < n and st.len > 0 and guard < 5000 do
+      guard = guard + 1
+      local freeze, pause = false, false
+      if S.sk.act == f then
+        local d0, d1 = stk_days(f, p, S.sk.wo)
+        stk_earn(S, d1)
+        if stk_paused(S, d0, d1) then
+          pause = true
+        elseif S.fz > 0 then
+          S.fz = S.fz - 1
+          S.changed = true
+          freeze = true
+        end
+      end
+      if freeze or pause then
+        stk_record(S, f, p, st.len, freeze, pause)
+      else
+        st.lost, st.ls, st.len, st.started = st.len, st.started, 0, -1
+        stk_record(S, f, p, 0, false, false)
+      end
+      p = p + 1
+    end
+  end
+  if n - 1 > st.settled then st.settled = n - 1 end
+end
+
+-- Count an event of metric `slot` in period n; true when it extends the streak.
+local function stk_event(S, f, st, n, slot, value)
+  if n < st.cur then n = st.cur end -- moved west: still the later period
+  if st.cur ~= n then st.cur, st.sums = n, {} end
+  local key = tostring(slot)
+  if S.sk.th[key] == nil then return false end
+  st.sums[key] = tonumber(fmt_total((st.sums[key] or 0) + value))
+  if st.lp >= n then return false end
+  local all = S.sk.mode == 'all'
+  local met = all
+  for k, th in pairs(S.sk.th) do
+    local ok = (st.sums[k] or 0) >= th
+    if all then met = met and ok else met = met or ok end
+  end
+  if not met then return false end
+  if st.len == 0 then st.started = n end
+  st.len, st.lp, st.settled, st.ext = st.len + 1, n, n, S.now
+  stk_record(S, f, n, st.len, false, false)
+  return true
+end
+
+-- Settle (and, for an event, count) every frequency. `idx` holds the current
+-- period of each. Returns the active frequency's state and whether it extended.
+local function stk_run(S, idx, slot, value)
+  local active, extended = nil, false
+  for _, f in ipairs({ 'd', 'w', 'm' }) do
+    local st = stk_load(S.user, f)
+    local n = idx[f]
+    stk_settle(S, f, st, n)
+    local ext = slot ~= nil and stk_event(S, f, st, n, slot, value)
+    stk_save(S.user, f, st)
+    if f == S.sk.act then
+      active, extended = st, ext
+      if S.today then stk_earn(S, S.today) end
+    end
+  end
+  return active, extended
+end
+
+local function stk_commit(S)
+  if S.changed then redis.call('HSET', S.user, 'fz', S.fz, 'fa', S.fa, 'fe', S.fe) end
+  if #S.rec == 0 then return '[]' end
+  return cjson.encode(S.rec)
+end
+
+-- What the server needs to answer: the active frequency's state.
+local function stk_reply(S, st, extended)
+  return cjson.encode({ len = st.len, started = st.started, lp = st.lp, ext = st.ext, lost = st.lost,
+    x = extended and 1 or 0, fz = S.fz })
+end

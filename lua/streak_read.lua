@@ -1,0 +1,21 @@
+-- Settle a user's streak up to now (missed periods: pause, freeze or loss) and
+-- report it. Settling is a pure function of the state and the date, so doing
+-- it on a read is safe to repeat.
+-- KEYS: 1 config, 2 user, 3 change stream
+-- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
+--       5 current streak periods and active frequency 'day,week,month,f', 6-7 unused
+-- (ARGV 8: the zone the periods were computed in)
+-- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'OK', streak (JSON)}
+local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
+if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
+if redis.call('HEXISTS', user, 'c') == 0 then return {'NOTFOUND'} end
+local moved = zone_mismatch(user, ARGV[8])
+if moved then return {'TZ', moved} end
+local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
+local S = stk_new(user, cjson.decode(ARGV[4]).sk, ARGV[2], tonumber(d))
+local st = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, nil, 0)
+local periods = stk_commit(S)
+if periods ~= '[]' then
+  redis.call('XADD', stream, '*', 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods)
+end
+return {'OK', stk_reply(S, st, false)}

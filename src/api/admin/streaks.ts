@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import typia, { tags } from 'typia';
+import type { Pool } from 'pg';
+import { Ctx, identifyAdmin } from '../../context';
+import { check, idsParam, jsonBody } from '../../http/body';
+import { badRequest, unprocessable } from '../../http/errors';
+import { reply, Route } from '../../http/server';
+import { dayNumber, localDate } from '../../domain/time';
+import { WeekStart } from '../../domain/streaks';
+import type { Tenant } from '../../store/tenants';
+import { AdminIssue, MAX_BATCH } from './batch';
+import { configTx } from './config-tx';
+import { streakCall } from '../streak-calls';
+
+interface StreakSettings {
+  enabled: boolean;
+  frequency: 'daily' | 'weekly' | 'monthly';
+  metrics: ({ metricId: string & tags.Format<'uuid'>; threshold: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e12> }[]) & tags.MaxItems<20>;
+  mode?: 'all' | 'any';
+  weekStart?: WeekStart;
+  initialFreezes?: number & tags.Type<'int32'> & tags.Minimum<0> & tags.Maximum<100>;
+  freezeAutoEarnInterval?: number & tags.Type<'int32'> & tags.Minimum<0> & tags.Maximum<3650>;
+  freezeAutoEarnAmount?: number & tags.Type<'int32'> & tags.Minimum<0> & tags.Maximum<100>;
+  maxFreezes?: number & tags.Type<'int32'> & tags.Minimum<0> & tags.Maximum<100>;
+}
+const validateSettings = typia.createValidate<StreakSettings>();
+const validateFreezes = typia.createValidate<{ freezes: { userId: string & tags.MinLength<1> & tags.MaxLength<255> }[] }>();
+const validatePauses = typia.createValidate<{ pauses: { userId: string & tags.MinLength<1> & tags.MaxLength<255>; start: string; end: string }[] }>();
+const validateRestore = typia.createValidate<{ users: { id: string & tags.MinLength<1> & tags.MaxLength<255> }[] }>();
+
+const DEFAULTS = {
+  enabled: false, frequency: 'daily', metrics: [], mode: 'all', weekStart: 'monday',
+  initialFreezes: 0, freezeAutoEarnInterval: 0, freezeAutoEarnAmount: 0, maxFreezes: 0,
+};
+
+async function settingsOf(db: Pool, tenantId: string) {
+  const { rows } = await db.query('SELECT * FROM streak_settings WHERE tenant_id = $1', [tenantId]);
+  const r = rows[0];
+  if (!r) return DEFAULTS;
+  return {
+    enabled: r.enabled, frequency: r.frequency, metrics: r.metrics, mode: r.mode, weekStart: r.week_start,
+    initialFreezes: r.initial_freezes, freezeAutoEarnInterval: r.freeze_auto_earn_interval,
+    freezeAutoEarnAmount: r.freeze_auto_earn_amount, maxFreezes: r.max_freezes,
+  };
+}
+
+function atMost<T>(list: T[]): T[] {
+  if (list.length === 0) throw badRequest('At least one item is required');
+  if (list.length > MAX_BATCH) throw badRequest(`At most ${MAX_BATCH} items per request`);
+  return list;
+}
+
+/** Streak settings (Laurel's; Trophy sets these in its dashboard) and per-user streak operations. */
+export function streakAdminRoutes(ctx: Ctx): Route[] {
+  /** Publish a user's current and upcoming pauses into their hash (as day numbers), settling with them. */
+  const syncPauses = async (tenant: Tenant, userId: string) => {
+    const { rows } = await ctx.db.query<{ id: string; s: string; e: string }>(
+      `SELECT id, to_char(start_date, 'YYYY-MM-DD') AS s, to_char(end_date, 'YYYY-MM-DD') AS e
+       FROM streak_pauses WHERE tenant_id = $1 AND user_id = $2 ORDER BY start_date`,
+      [tenant.id, userId],
+    );
+    return streakCall(ctx, tenant, userId, 'streak_admin', 'pauses', JSON.stringify(rows.map((r) => [dayNumber(r.s), dayNumber(r.e), r.id])));
+  };
+
+  return [
+    {
+      method: 'get',
+      pattern: '/admin/v1/streak',
+      handler: async (req) => reply(200, await settingsOf(ctx.db, (await identifyAdmin(ctx, req)).id)),
+    },
+    {
+      method: 'put',
+      pattern: '/admin/v1/streak',
+      body: true,
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const b = check(validateSettings, jsonBody(req));
+        if (b.enabled && b.metrics.length === 0) throw unprocessable('An enabled streak needs at least one metric');
+        const ids = b.metrics.map((m) => m.metricId.toLowerCase());
+        if (new Set(ids).size !== ids.length) throw unprocessable('Each metric may appear once');
+        const s = { ...DEFAULTS, ...b, metrics: b.metrics.map((m) => ({ metricId: m.metricId.toLowerCase(), threshold: m.threshold })) };
+        if (s.initialFreezes > s.maxFreezes) throw unprocessable('initialFreezes cannot exceed maxFreezes');
+        await configTx(ctx, tenant, async (c) => {
+          const found = await c.query('SELECT id FROM metrics WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [tenant.id, ids]);
+          if (found.rowCount !== ids.length) throw unprocessable('Unknown metric in metrics');
+          await c.query(
+            `INSERT INTO streak_settings (tenant_id, enabled, frequency, metrics, mode, week_start, initial_freezes,
+               freeze_auto_earn_interval, freeze_auto_earn_amount, max_freezes, updated)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+             ON CONFLICT (tenant_id) DO UPDATE SET enabled = $2, frequency = $3, metrics = $4, mode = $5, week_start = $6,
+               initial_freezes = $7, freeze_auto_earn_interval = $8, freeze_auto_earn_amount = $9, max_freezes = $10, updated = $11`,
+            [tenant.id, s.enabled, s.frequency, JSON.stringify(s.metrics), s.mode, s.weekStart, s.initialFreezes,
+              s.freezeAutoEarnInterval, s.freezeAutoEarnAmount, s.maxFreezes, new Date(ctx.clock.now())],
+          );
+        });
+        return reply(200, await settingsOf(ctx.db, tenant.id));
+      },
+    },
+    {
+      method: 'post',
+      pattern: '/admin/v1/streaks/freezes',
+      body: true,
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const { freezes } = check(validateFreezes, jsonBody(req));
+        const issues: AdminIssue[] = [];
+        let granted = 0;
+        for (const [index, f] of atMost(freezes).entries()) {
+          const r = await streakCall(ctx, tenant, f.userId, 'streak_admin', 'freeze');
+          if (r.kind === 'OK') granted++;
+          else issues.push({ index, userId: f.userId, severity: 'error', message: problem(r.kind) });
+        }
+        return reply(granted ? 201 : 200, { issues });
+      },
+    },
+    {
+      method: 'post',
+      pattern: '/admin/v1/streaks/pauses',
+      body: true,
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const { pauses } = check(validatePauses, jsonBody(req));
+        const issues: AdminIssue[] = [];
+        const created: { id: string; userId: string; start: string; end: string }[] = [];
+        for (const [index, p] of atMost(pauses).entries()) {
+          const issue = (message: string) => issues.push({ index, userId: p.userId, severity: 'error', message });
+          const start = dayNumber(p.start);
+          const end = dayNumber(p.end);
+          if (start === null || end === null) { issue('start and end must be dates (YYYY-MM-DD)'); continue; }
+          if (end < start) { issue('end must not be before start'); continue; }
+          const tz = (await ctx.redis.hget(ctx.keys.tenant(tenant.slot).user(p.userId), 'tz')) || 'UTC';
+          if (start < dayNumber(localDate(ctx.clock.now(), tz))!) { issue(`start is before today in the user's zone (${tz})`); continue; }
+          const id = randomUUID();
+          await ctx.db.query('INSERT INTO streak_pauses (id, tenant_id, user_id, start_date, end_date, created) VALUES ($1, $2, $3, $4, $5, $6)', [
+            id, tenant.id, p.userId, p.start, p.end, new Date(ctx.clock.now()),
+          ]);
+          const r = await syncPauses(tenant, p.userId);
+          if (r.kind !== 'OK') {
+            await ctx.db.query('DELETE FROM streak_pauses WHERE id = $1', [id]);
+            issue(problem(r.kind));
+            continue;
+          }
+          created.push({ id, userId: p.userId, start: p.start, end: p.end });
+        }
+        if (created.length === 0) throw unprocessable(issues.map((i) => i.message).join('; '));
+        return reply(201, { created, issues });
+      },
+    },
+    {
+      method: 'del',
+      pattern: '/admin/v1/streaks/pauses',
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const ids = idsParam(req.query);
+        const { rows } = await ctx.db.query<{ id: string; user_id: string }>(
+          'DELETE FROM streak_pauses WHERE tenant_id = $1 AND id = ANY($2::uuid[]) RETURNING id, user_id',
+          [tenant.id, ids],
+        );
+        for (const userId of new Set(rows.map((r) => r.user_id))) await syncPauses(tenant, userId);
+        const gone = new Set(rows.map((r) => r.id));
+        const issues: AdminIssue[] = ids.filter((id) => !gone.has(id)).map((id) => ({ id, severity: 'error', message: 'Streak pause not found' }));
+        return reply(200, { deleted: rows.map((r) => ({ id: r.id })), issues });
+      },
+    },
+    {
+      method: 'post',
+      pattern: '/admin/v1/streaks/restore',
+      body: true,
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const { users } = check(validateRestore, jsonBody(req));
+        const restoredUsers: string[] = [];
+        const issues: AdminIssue[] = [];
+        for (const [index, u] of atMost(users).entries()) {
+          const r = await streakCall(ctx, tenant, u.id, 'streak_admin', 'restore');
+          if (r.kind === 'OK') restoredUsers.push(u.id);
+          else issues.push({ index, userId: u.id, severity: 'error', message: problem(r.kind) });
+        }
+        return reply(restoredUsers.length ? 201 : 200, { restoredUsers, issues });
+      },
+    },
+  ];
+}
+
+function problem(kind: string): string {
+  switch (kind) {
+    case 'NOTFOUND':
+      return 'User not found';
+    case 'FULL':
+      return 'The user already has the maximum number of freezes';
+    case 'NOTHING':
+      return 'The user has no lost streak to restore';
+    case 'DISABLED':
+      return 'Streaks are not enabled';
+    default:
+      return kind;
+  }
+}

@@ -1,0 +1,99 @@
+import type { Pool } from 'pg';
+import { Ctx, identify } from '../../context';
+import { requireUser } from '../../auth/auth';
+import { badRequest, notFound } from '../../http/errors';
+import { intParam } from '../../http/body';
+import { reply, Route } from '../../http/server';
+import { FREQ_CODE, periodDates, periodIndexes, StreakConfig, streakJson, StreakState } from '../../domain/streaks';
+import type { Tenant } from '../../store/tenants';
+import { streakCall } from '../streak-calls';
+
+type Reply = StreakState & { x: number; fz: number };
+
+export function streakRoutes(ctx: Ctx): Route[] {
+  return [
+    {
+      method: 'get',
+      pattern: '/v1/users/:id/streak',
+      handler: async (req) => {
+        const { principal, tenant } = await identify(ctx, req);
+        const id = req.params[0]!;
+        requireUser(principal, id);
+        const periods = intParam(req.query, 'historyPeriods', 7, 1, 100);
+        const r = await streakCall(ctx, tenant, id, 'streak_read');
+        if (r.kind === 'NOTFOUND') throw notFound(`User "${id}" not found`);
+        if (r.kind !== 'OK') {
+          // Streaks off: a user still has a (zero) streak to show.
+          const cfg = await ctx.configs.get(tenant);
+          return reply(200, { length: 0, frequency: cfg.streak?.frequency ?? 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: null, streakHistory: [], pauses: [] });
+        }
+        const cfg = r.cfg.streak!;
+        const st = JSON.parse(r.raw) as Reply;
+        const n = periodIndexes(r.date, cfg.weekStart)[FREQ_CODE[cfg.frequency]];
+        return reply(200, {
+          ...streakJson(cfg, st, n, st.fz),
+          extended: st.len > 0 && st.ext > 0 ? new Date(st.ext).toISOString() : null,
+          streakHistory: await history(ctx.db, tenant, id, cfg, st, n, periods),
+          pauses: await pauses(ctx.db, tenant, id, r.date),
+        });
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/v1/streaks',
+      handler: async (req) => {
+        const { principal, tenant } = await identify(ctx, req);
+        const ids = req.query.getAll('userIds').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+        if (ids.length === 0) throw badRequest('userIds is required');
+        if (ids.length > 100) throw badRequest('At most 100 userIds');
+        ids.forEach((id) => requireUser(principal, id));
+        const out = [];
+        for (const id of ids) {
+          const r = await streakCall(ctx, tenant, id, 'streak_read');
+          const st = r.kind === 'OK' ? (JSON.parse(r.raw) as Reply) : null;
+          out.push({ userId: id, streakLength: st?.len ?? 0, extended: st && st.len > 0 && st.ext > 0 ? new Date(st.ext).toISOString() : null });
+        }
+        return reply(200, out);
+      },
+    },
+  ];
+}
+
+/**
+ * The last `count` periods through the current one: settled and extended
+ * periods as recorded (durably, by the flusher); the current period shows the
+ * live length while the streak is alive; any other period is 0.
+ */
+async function history(db: Pool, tenant: Tenant, userId: string, cfg: StreakConfig, st: StreakState, n: number, count: number) {
+  const f = FREQ_CODE[cfg.frequency];
+  const { rows } = await db.query<{ period: number; length: number; used_freeze: boolean; used_pause: boolean }>(
+    `SELECT period, length, used_freeze, used_pause FROM streak_periods
+     WHERE tenant_id = $1 AND user_id = $2 AND frequency = $3 AND period BETWEEN $4 AND $5`,
+    [tenant.id, userId, f, n - count + 1, n],
+  );
+  const byPeriod = new Map(rows.map((r) => [r.period, r]));
+  const out = [];
+  for (let p = n - count + 1; p <= n; p++) {
+    const row = byPeriod.get(p);
+    const { start, end } = periodDates(f, p, cfg.weekStart);
+    const entry: Record<string, unknown> = {
+      periodStart: start,
+      periodEnd: end,
+      length: row ? row.length : p === n ? st.len : 0,
+      usedPause: row?.used_pause ?? false,
+    };
+    if (cfg.maxFreezes > 0) entry.usedFreeze = row?.used_freeze ?? false;
+    out.push(entry);
+  }
+  return out;
+}
+
+/** Pauses covering today or later. */
+async function pauses(db: Pool, tenant: Tenant, userId: string, today: string) {
+  const { rows } = await db.query<{ id: string; start: string; end: string }>(
+    `SELECT id, to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS "end" FROM streak_pauses
+     WHERE tenant_id = $1 AND user_id = $2 AND end_date >= $3::date ORDER BY start_date`,
+    [tenant.id, userId, today],
+  );
+  return rows;
+}

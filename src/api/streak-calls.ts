@@ -1,0 +1,44 @@
+import type { Ctx } from '../context';
+import { STALE, withConfig } from '../context';
+import { localDate } from '../domain/time';
+import { streakArg } from '../domain/streaks';
+import type { Tenant } from '../store/tenants';
+import type { TenantConfig } from '../store/tenant-config';
+
+export type StreakReply = { kind: 'NOTFOUND' | 'FULL' | 'NOTHING' | 'DISABLED' } | { kind: 'OK'; raw: string; date: string; cfg: TenantConfig };
+
+/**
+ * Run a streak script for one user, in the user's own zone (a wrong first
+ * guess is corrected by the script), with a current config.
+ */
+export async function streakCall(
+  ctx: Ctx,
+  tenant: Tenant,
+  userId: string,
+  script: 'streak_read' | 'streak_admin',
+  op = '',
+  pauses = '[]',
+): Promise<StreakReply> {
+  const tk = ctx.keys.tenant(tenant.slot);
+  const zoneKey = `${tenant.slot}:${userId}`;
+  let zone = ctx.zones.get(zoneKey) ?? 'UTC';
+  return withConfig(ctx, tenant, async (cfg) => {
+    if (!cfg.streak?.enabled) return { kind: 'DISABLED' as const };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const now = ctx.clock.now();
+      const date = localDate(now, zone);
+      const r = (await ctx.scripts.run(script, [tk.config, tk.user(userId), tk.stream], [
+        cfg.ver, now, userId, cfg.program(null), streakArg(cfg.streak, date), op, pauses, zone,
+      ])) as string[];
+      if (r[0] === 'STALE') return STALE;
+      if (r[0] === 'TZ') {
+        zone = r[1]!;
+        ctx.zones.set(zoneKey, zone, 3_600_000);
+        continue;
+      }
+      if (r[0] === 'OK') return { kind: 'OK' as const, raw: r[1]!, date, cfg };
+      return { kind: r[0] as 'NOTFOUND' | 'FULL' | 'NOTHING' };
+    }
+    return { kind: 'NOTFOUND' as const };
+  });
+}

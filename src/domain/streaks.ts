@@ -1,0 +1,109 @@
+import { dateFromDay, dayNumber } from './time';
+
+export type Frequency = 'daily' | 'weekly' | 'monthly';
+export type WeekStart = 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';
+export const WEEK_STARTS: WeekStart[] = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+export const FREQ_CODE: Record<Frequency, 'd' | 'w' | 'm'> = { daily: 'd', weekly: 'w', monthly: 'm' };
+
+/** Streak settings as the server and the scripts see them. */
+export interface StreakConfig {
+  enabled: boolean;
+  frequency: Frequency;
+  mode: 'all' | 'any';
+  weekStart: WeekStart;
+  metrics: { metricId: string; slot: number; threshold: number }[];
+  initialFreezes: number;
+  freezeAutoEarnInterval: number;
+  freezeAutoEarnAmount: number;
+  maxFreezes: number;
+}
+
+/**
+ * Day number (since 1970-01-01) of the first week start: 1970-01-01 was a
+ * Thursday, so a Monday week starts on day 4 (1970-01-05), a Sunday one on 3.
+ */
+export function weekOffset(weekStart: WeekStart): number {
+  return (WEEK_STARTS.indexOf(weekStart) + 4) % 7;
+}
+
+/** The current period of each frequency for a local date. */
+export function periodIndexes(date: string, weekStart: WeekStart): { d: number; w: number; m: number } {
+  const d = dayNumber(date)!;
+  const [y, m] = date.split('-').map(Number) as [number, number];
+  return { d, w: Math.floor((d - weekOffset(weekStart)) / 7), m: y * 12 + m - 1 };
+}
+
+/** First and last date of a period. */
+export function periodDates(f: 'd' | 'w' | 'm', idx: number, weekStart: WeekStart): { start: string; end: string } {
+  if (f === 'd') return { start: dateFromDay(idx), end: dateFromDay(idx) };
+  if (f === 'w') {
+    const s = idx * 7 + weekOffset(weekStart);
+    return { start: dateFromDay(s), end: dateFromDay(s + 6) };
+  }
+  const y = Math.floor(idx / 12);
+  const m = (idx % 12) + 1;
+  const start = Date.UTC(y, m - 1, 1) / 86_400_000;
+  const end = Date.UTC(y, m, 1) / 86_400_000 - 1;
+  return { start: dateFromDay(start), end: dateFromDay(end) };
+}
+
+/** A frequency's state as the script keeps it (S<f> in the user hash). */
+export interface StreakState {
+  len: number;
+  started: number;
+  lp: number;
+  ext: number;
+  lost: number;
+}
+
+export function parseState(raw: string | undefined): StreakState {
+  if (!raw) return { len: 0, started: -1, lp: -1, ext: 0, lost: 0 };
+  const p = raw.split('|').map(Number);
+  return { len: p[1]!, started: p[2]!, lp: p[3]!, ext: p[5]!, lost: p[6]! };
+}
+
+/** Trophy's streak fields, from the active frequency's state at period `n`. */
+export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null, extended?: boolean) {
+  const f = FREQ_CODE[cfg.frequency];
+  const cur = periodDates(f, n, cfg.weekStart);
+  const alive = st.len > 0;
+  const out: Record<string, unknown> = {
+    length: st.len,
+    frequency: cfg.frequency,
+    started: alive && st.started >= 0 ? periodDates(f, st.started, cfg.weekStart).start : null,
+    periodStart: cur.start,
+    periodEnd: cur.end,
+    // Extended this period: it lasts through the next one; else it must be extended in this one.
+    expires: alive ? periodDates(f, st.lp >= n ? n + 1 : n, cfg.weekStart).end : null,
+  };
+  if (extended !== undefined) out.extended = extended;
+  if (cfg.maxFreezes > 0 && freezes !== null) {
+    Object.assign(out, { freezes, maxFreezes: cfg.maxFreezes });
+    if (cfg.freezeAutoEarnInterval > 0 && cfg.freezeAutoEarnAmount > 0) {
+      Object.assign(out, { freezeAutoEarnInterval: cfg.freezeAutoEarnInterval, freezeAutoEarnAmount: cfg.freezeAutoEarnAmount });
+    }
+  }
+  return out;
+}
+
+/** The program part the scripts read (see lua/lib/15-streaks.lua). */
+export function streakProgram(cfg: StreakConfig | null) {
+  if (!cfg?.enabled) return { act: '', mode: 'all', th: {}, ini: 0, ei: 0, ea: 0, max: 0, wo: 0 };
+  return {
+    act: FREQ_CODE[cfg.frequency],
+    mode: cfg.mode,
+    th: Object.fromEntries(cfg.metrics.map((m) => [String(m.slot), m.threshold])),
+    ini: cfg.initialFreezes,
+    ei: cfg.freezeAutoEarnInterval,
+    ea: cfg.freezeAutoEarnAmount,
+    max: cfg.maxFreezes,
+    wo: weekOffset(cfg.weekStart),
+  };
+}
+
+/** The script argument for the current periods and active frequency ('' when off). */
+export function streakArg(cfg: StreakConfig | null, date: string): string {
+  if (!cfg?.enabled) return '';
+  const i = periodIndexes(date, cfg.weekStart);
+  return `${i.d},${i.w},${i.m},${FREQ_CODE[cfg.frequency]}`;
+}
