@@ -112,3 +112,25 @@ t.test('@trophyso/node parses achievement responses', async (t) => {
   const metrics = await trophy.users.singleMetric('a1', 'words');
   t.equal(metrics.achievements.length, 1);
 });
+
+t.test('@trophyso/node parses streak responses and drives streak admin', async (t) => {
+  const s = await startServer(t);
+  const trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });
+  const { runs } = await s.metrics(['runs']);
+  await s.call('PUT', '/admin/v1/streak', { body: { enabled: true, frequency: 'daily', metrics: [{ metricId: runs!.id, threshold: 1 }], maxFreezes: 3 } });
+  s.clock.set('2026-03-01T12:00:00Z');
+  const ev = await trophy.metrics.event('runs', { user: { id: 'st1', tz: 'Europe/Paris' }, value: 1 });
+  t.equal(ev.currentStreak.length, 1);
+  t.equal(ev.currentStreak.extended, true);
+  await s.app.flusher.drain();
+  const streak = await trophy.users.streak('st1', { historyPeriods: 2 });
+  t.equal(streak.length, 1);
+  t.equal(streak.streakHistory!.length, 2);
+  const list = await trophy.streaks.list({ userIds: ['st1'] });
+  t.equal(list[0]!.streakLength, 1);
+  await trophy.admin.streaks.freezes.create({ freezes: [{ userId: 'st1' }] });
+  t.equal((await trophy.users.streak('st1')).freezes, 1);
+  s.clock.set('2026-03-05T12:00:00Z');
+  const restored = await trophy.admin.streaks.restore({ users: [{ id: 'st1' }] });
+  t.same(restored.restoredUsers, ['st1'], 'lost on the 3rd (one freeze spent on the 2nd), restored through the SDK');
+});
