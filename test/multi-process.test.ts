@@ -50,7 +50,7 @@ t.test("an event without tz is dated in the user's stored zone, even by a proces
   // 2026-03-10 23:00 UTC is already 2026-03-11 13:00 in Kiritimati (UTC+14).
   b.clock.set('2026-03-10T23:00:00Z');
   t.equal((await b.event('m', { user: { id: 'kiri' }, value: 3 })).status, 201);
-  await b.app.flusher.drain();
+  await b.drain();
   const s = await a.call('GET', '/v1/users/kiri/metrics/m/event-summary?aggregation=daily&startDate=2026-03-10&endDate=2026-03-11');
   t.same(s.body, [
     { date: '2026-03-10', total: 0, change: 0 },

@@ -5,7 +5,7 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 async function pointsOf(s: TestServer, user: string, key = 'xp') {
-  await s.app.flusher.drain();
+  await s.drain();
   return (await s.call('GET', `/v1/users/${user}/points/${key}?awards=100`)).body;
 }
 

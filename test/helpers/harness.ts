@@ -42,12 +42,16 @@ export interface TestServer {
   /** Create attributes (name = key). */
   attributes(items: { key: string; type: 'user' | 'event' }[], tenant?: string): Promise<void>;
   event(metric: string, body: unknown, opts?: CallOptions): Promise<Res>;
+  /** Flush every server of this deployment (any of their flushers may hold an entry). */
+  drain(): Promise<void>;
 }
 
 export const START = '2026-03-10T12:00:00Z';
 
 /** Servers sharing another's schema; the owner closes them before cleaning up. */
 const followers = new Map<string, App[]>();
+/** Every server of a deployment (by schema), owner first. */
+const deployments = new Map<string, App[]>();
 
 /**
  * A real server on a free port, with its own Postgres schema and Redis key
@@ -75,6 +79,7 @@ export async function startServer(t: Teardown, env: Record<string, string> = {})
   const app = await startApp(config, clock, createLogger(config.logLevel));
   const url = `http://127.0.0.1:${app.port}`;
   if (!owner) followers.set(schema, [...(followers.get(schema) ?? []), app]);
+  deployments.set(schema, [...(deployments.get(schema) ?? []), app]);
   t.teardown(async () => {
     await app.close();
     if (!owner) return;
@@ -118,6 +123,9 @@ export async function startServer(t: Teardown, env: Record<string, string> = {})
     },
     event(metric, body, opts = {}) {
       return call('POST', `/v1/metrics/${metric}/event`, { ...opts, body });
+    },
+    async drain() {
+      for (const a of deployments.get(schema) ?? [app]) await a.flusher.drain();
     },
   };
 }
