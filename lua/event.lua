@@ -1,14 +1,17 @@
 -- Apply one metric event atomically and say everything the response needs.
 -- KEYS: 1 config, 2 user, 3 idempotency bucket, 4 change stream, 5 tenant stats,
---       6 time-trigger due set
+--       6 time-trigger due set, 7 leaderboard update counters; leaderboard sets
+--       are named from the prefix in ARGV 14 (all in the tenant's slot)
 -- ARGV: 1 config version, 2 metric slot, 3 value, 4 now (ms), 5 idempotency
 --       member ('' when none), 6 zone the dates were computed in,
 --       7 user patch (JSON object), 8 event record (JSON, for the stream),
 --       9 points program (JSON), 10 the user's own boosts (JSON), 11 local date,
 --       12 current streak periods and active frequency 'day,week,month,f'
---          ('' when streaks are off)
+--          ('' when streaks are off), 13 leaderboards this event may move (JSON),
+--       14 leaderboard key prefix
 -- Replies: {'STALE'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
---        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON)}
+--        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),
+--           leaderboard changes (JSON)}
 local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local total_field = 'm' .. slot
@@ -39,12 +42,13 @@ if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) t
   return {'BLOCKED', tostring(P.blocked)}
 end
 -- Nothing can block from here on; streak state is written as it is settled.
-local streak, S = '', nil
+local streak, S, streak_len = '', nil, nil
 if ARGV[12] ~= '' then
   local d, w, m = string.match(ARGV[12], '^(-?%d+),(-?%d+),(-?%d+),')
   S = stk_new(user, P.prog.sk, now, tonumber(d))
   local st, extended = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, tonumber(slot), tonumber(value))
   streak = stk_reply(S, st, extended)
+  streak_len = st.len
   stk_consequences(P, st.len, extended, now)
 end
 ach_metric(P, tonumber(total), now)
@@ -55,7 +59,8 @@ redis.call('HSET', user, total_field, total)
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
 local periods = S and stk_commit(S) or '[]'
+local boards = lb_update(P, cjson.decode(ARGV[13]), record['u'], ARGV[14], KEYS[7], tonumber(slot), tonumber(value), tonumber(total), streak_len)
 if member ~= '' then redis.call('SADD', idem, member) end
 redis.call('XADD', stream, '*', 'k', 'ev', 'e', ARGV[8], 't', total,
-  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods)
-return {'OK', total, points, done, streak}
+  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards)
+return {'OK', total, points, done, streak, boards}

@@ -25,7 +25,9 @@ import { apiKeyRoutes } from './api/admin/api-keys';
 import { pointsRoutes } from './api/admin/points';
 import { achievementRoutes } from './api/admin/achievements';
 import { streakAdminRoutes } from './api/admin/streaks';
+import { leaderboardAdminRoutes } from './api/admin/leaderboards';
 import { streakRoutes } from './api/app/streaks';
+import { leaderboardRoutes } from './api/app/leaderboards';
 import { ensureAdminKey } from './store/bootstrap';
 import { Scheduler } from './scheduler/scheduler';
 
@@ -85,7 +87,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ...pointsRoutes(ctx),
     ...achievementRoutes(ctx),
     ...streakAdminRoutes(ctx),
+    ...leaderboardAdminRoutes(ctx),
     ...streakRoutes(ctx),
+    ...leaderboardRoutes(ctx),
   ];
   const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
   const port = await http.listen(config.host, config.port);

@@ -64,3 +64,15 @@ export function nextPeriodDay(start: number, unit: Aggregation): number {
   const d = new Date(start * 86_400_000);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 86_400_000;
 }
+
+const clockFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall-clock time (HH:mm, 24h) at `ms` in a zone. */
+export function localTime(ms: number, zone: string): string {
+  let f = clockFormatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    if (clockFormatters.size < 10_000) clockFormatters.set(zone, f);
+  }
+  return f.format(ms);
+}

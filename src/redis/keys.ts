@@ -63,6 +63,18 @@ export class TenantKeys {
   get users(): string {
     return `${this.tag}:u:*`;
   }
+  /** Prefix of leaderboard sets: `<prefix><board slot>:<run>:<group>`. */
+  get boardPrefix(): string {
+    return `${this.tag}:lb:`;
+  }
+  /** One board run's set of one breakdown group ('' without breakdowns). */
+  board(slot: number, run: number, group: string[]): string {
+    return `${this.boardPrefix}${slot}:${run}:${group.join('\x1f')}`;
+  }
+  /** Update counters of board runs (tie order). */
+  get boardTicks(): string {
+    return `${this.tag}:lbt`;
+  }
   /** Counters of the tenant (users, …). */
   get stats(): string {
     return `${this.tag}:st`;

@@ -7,7 +7,7 @@ export const LUA_DIR = path.resolve(__dirname, '../../../lua');
 
 /** Script name → number of KEYS it takes. */
 const SCRIPTS = {
-  event: 6,
+  event: 7,
   user_upsert: 5,
   time_grant: 4,
   achievement_complete: 5,

@@ -4,6 +4,9 @@ import { localDate } from '../domain/time';
 import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
 import type { TenantKeys } from '../redis/keys';
+import { opensAt, runDates, runFinalAt, RunUnit, TIE_BITS } from '../domain/leaderboards';
+import { configTx } from '../api/admin/config-tx';
+import { tx } from '../store/db';
 import type { Tenant } from '../store/tenants';
 import { Lease } from './lease';
 
@@ -58,6 +61,7 @@ export class Scheduler {
   async runOnce(): Promise<number> {
     let visited = 0;
     for (const t of await this.ctx.tenants.all()) {
+      await this.leaderboards(t);
       await this.reviewAchievements(t);
       visited += await this.timeTriggers(t);
     }
@@ -87,6 +91,76 @@ export class Scheduler {
     });
     // Recorded after the sweep: a crash midway means the next run sweeps again (harmless).
     await ctx.redis.set(tk.reviewSignature, signature);
+  }
+
+  /**
+   * Leaderboard states: scheduled boards open when their start date begins
+   * anywhere; runs are finalized (rankings stored, live sets dropped) once
+   * their last day has ended everywhere; a board past its end date finishes.
+   */
+  private async leaderboards(t: Tenant): Promise<void> {
+    const { ctx } = this;
+    const now = ctx.clock.now();
+    const { rows } = await ctx.db.query<{
+      id: string; slot: number; status: string; start: string; end: string | null; run_unit: RunUnit | null; run_interval: number | null; finalized_run: number;
+    }>(
+      `SELECT id, slot, status, to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS "end",
+              run_unit, run_interval, finalized_run
+       FROM leaderboards WHERE tenant_id = $1 AND status IN ('scheduled', 'active')`,
+      [t.id],
+    );
+    const moves: [string, string][] = [];
+    for (const b of rows) {
+      const shape = { start: b.start, end: b.end, runUnit: b.run_unit, runInterval: b.run_interval };
+      if (b.status === 'scheduled') {
+        if (now >= opensAt(b.start)) moves.push([b.id, 'active']);
+        continue;
+      }
+      // Finalize ended runs, in order (a bounded number per pass).
+      for (let r = b.finalized_run + 1, n = 0; n < 100; r++, n++) {
+        const dates = runDates(shape, r);
+        const last = b.end !== null && (dates.end === null || dates.end > b.end) ? b.end : dates.end;
+        if (last === null || now < runFinalAt(last) || (b.end !== null && dates.start > b.end)) break;
+        await this.finalizeRun(t, b.id, b.slot, r);
+      }
+      if (b.end !== null && now >= runFinalAt(b.end)) moves.push([b.id, 'finished']);
+    }
+    if (moves.length === 0) return;
+    await configTx(ctx, t, async (c) => {
+      for (const [id, status] of moves) await c.query('UPDATE leaderboards SET status = $2, updated = $3 WHERE id = $1', [id, status, new Date(now)]);
+    });
+  }
+
+  /** Store a run's final rankings (every group), then drop its live sets. Safe to repeat. */
+  private async finalizeRun(t: Tenant, boardId: string, slot: number, run: number): Promise<void> {
+    const { ctx } = this;
+    const tk = ctx.keys.tenant(t.slot);
+    const prefix = `${tk.boardPrefix}${slot}:${run}:`;
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await ctx.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      keys.push(...found);
+      cursor = next;
+    } while (cursor !== '0');
+    const rows: { g: string; u: string; rk: number; v: number }[] = [];
+    for (const key of keys) {
+      const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
+      for (let i = 0; i < flat.length; i += 2) rows.push({ g: key.slice(prefix.length), u: flat[i]!, rk: i / 2 + 1, v: Math.floor(Number(flat[i + 1]) / TIE_BITS) });
+    }
+    await tx(ctx.db, async (c) => {
+      if (rows.length) {
+        await c.query(
+          `INSERT INTO leaderboard_results (tenant_id, leaderboard_id, run, grp, user_id, rank, value)
+           SELECT $1, $2, $3, x.g, x.u, x.rk, x.v FROM jsonb_to_recordset($4::jsonb) AS x(g text, u text, rk integer, v bigint)
+           ON CONFLICT DO NOTHING`,
+          [t.id, boardId, run, JSON.stringify(rows)],
+        );
+      }
+      await c.query('UPDATE leaderboards SET finalized_run = greatest(finalized_run, $2) WHERE id = $1', [boardId, run]);
+    });
+    if (keys.length) await ctx.redis.unlink(...keys);
+    await ctx.redis.hdel(tk.boardTicks, `${slot}:${run}`);
   }
 
   /** Call `fn` with the id of every user of the tenant (SCAN pages). */

@@ -3,6 +3,7 @@ import type { MetricConfig, TenantConfig } from './tenant-config';
 import { buildProgram, BoostConfig, Filter, LevelConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
+import type { LeaderboardConfig } from '../domain/leaderboards';
 
 /**
  * The compiled form of a tenant's configuration: hash fields written to Redis
@@ -28,6 +29,9 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
 
   const achievements = await q<Record<string, any>>('SELECT * FROM achievements WHERE tenant_id = $1 ORDER BY slot');
   const streak = (await q<Record<string, any>>('SELECT * FROM streak_settings WHERE tenant_id = $1'))[0];
+  const boards = await q<Record<string, any>>(
+    `SELECT *, to_char(start_date, 'YYYY-MM-DD') AS start_s, to_char(end_date, 'YYYY-MM-DD') AS end_s FROM leaderboards WHERE tenant_id = $1 ORDER BY slot`,
+  );
   const attrKey = new Map(attrs.map((a) => [a.id, a.key]));
   // A filter on a deleted attribute can never match.
   const filters = (list: { attributeId: string; attributeValue: string }[]): Filter[] =>
@@ -62,6 +66,18 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
     entries.push([`ps:${s.key}`, JSON.stringify(sys)]);
   }
   const metricSlot = new Map(metrics.map((m) => [m.id, m.slot]));
+  const systemSlot = new Map(systems.map((x) => [x.id, x.slot]));
+  for (const b of boards) {
+    const lb: LeaderboardConfig = {
+      id: b.id, slot: b.slot, key: b.key, name: b.name, description: b.description, status: b.status, rankBy: b.rank_by,
+      metricId: b.metric_id, metricSlot: b.metric_id ? (metricSlot.get(b.metric_id) ?? null) : null,
+      systemId: b.points_system_id, systemSlot: b.points_system_id ? (systemSlot.get(b.points_system_id) ?? null) : null,
+      maxParticipants: b.max_participants, start: b.start_s, end: b.end_s, startTime: b.start_time, endTime: b.end_time,
+      breakdownIds: b.breakdown_attributes, breakdownKeys: (b.breakdown_attributes as string[]).map((id) => attrKey.get(id) ?? `\u0000deleted:${id}`),
+      runUnit: b.run_unit, runInterval: b.run_interval,
+    };
+    entries.push([`lb:${b.key}`, JSON.stringify(lb)]);
+  }
   if (streak) {
     const cfg: StreakConfig = {
       enabled: streak.enabled, frequency: streak.frequency, mode: streak.mode, weekStart: streak.week_start,
@@ -102,6 +118,8 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
     boostsById: new Map(),
     userBoosts: new Map(),
     streak: h.streak ? (JSON.parse(h.streak) as StreakConfig) : null,
+    boardsByKey: new Map(),
+    boardsBySlot: new Map(),
     achievementsByKey: new Map(),
     achievementsById: new Map(),
     programs: new Map(),
@@ -119,6 +137,10 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
       const m = JSON.parse(h[f]!) as MetricConfig;
       cfg.metricsByKey.set(m.key, m);
       cfg.metricsById.set(m.id, m);
+    } else if (f.startsWith('lb:')) {
+      const b = JSON.parse(h[f]!) as LeaderboardConfig;
+      cfg.boardsByKey.set(b.key, b);
+      cfg.boardsBySlot.set(b.slot, b);
     } else if (f.startsWith('ach:')) {
       const a = JSON.parse(h[f]!) as AchievementConfig;
       cfg.achievementsByKey.set(a.key, a);

@@ -5,6 +5,8 @@ import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
 import { tx } from './db';
 import { awardId, ScriptPoints } from '../domain/points';
+import { derivedId } from '../domain/ids';
+import type { ScriptBoard } from '../domain/leaderboards';
 import type { Tenant, Tenants } from './tenants';
 
 type StreamEntry = [id: string, fields: string[]];
@@ -41,6 +43,19 @@ interface PeriodRow {
   l: number;
   fr: number;
   pa: number;
+}
+
+interface BoardEventRow {
+  id: string;
+  b: string;
+  r: number;
+  u: string;
+  at: number;
+  d: string;
+  pr: number | null;
+  rk: number | null;
+  pv: number | null;
+  v: number | null;
 }
 
 interface CompletionRow {
@@ -189,6 +204,17 @@ export class Flusher {
     const awards: AwardRow[] = [];
     const users = new Map<string, UserRow>();
     const completions: CompletionRow[] = [];
+    const boardEvents: BoardEventRow[] = [];
+    const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string) => {
+      if (!lb || lb === '[]' || lb === '{}') return;
+      for (const c of JSON.parse(lb) as ScriptBoard[]) {
+        const none = (x: number) => (x < 0 ? null : x);
+        boardEvents.push({
+          id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
+          pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
+        });
+      }
+    };
     // Later records of the same period win (a restore rewrites one).
     const periods = new Map<string, PeriodRow>();
     const collectPeriods = (stk: string | undefined, userId: string) => {
@@ -230,6 +256,7 @@ export class Flusher {
         collectAwards(f.pa, e.id, e.u, e.at, e.d);
         collectCompletions(f.ach, e.id, e.u, e.at);
         collectPeriods(f.stk, e.u);
+        collectBoards(f.lb, e.id, e.u, e.at, e.d);
       } else if (f.k === 'us' || f.k === 'tg') {
         if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
         collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
@@ -260,6 +287,15 @@ export class Flusher {
            FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
            WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
           [t.id, JSON.stringify(rows)],
+        );
+      }
+      if (boardEvents.length) {
+        await c.query(
+          `INSERT INTO leaderboard_events (id, tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value)
+           SELECT x.id, $1, x.b, x.r, x.u, to_timestamp(x.at / 1000.0), x.d, x.pr, x.rk, x.pv, x.v
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, b uuid, r integer, u text, at bigint, d date, pr integer, rk integer, pv bigint, v bigint)
+           ON CONFLICT (id) DO NOTHING`,
+          [t.id, JSON.stringify(boardEvents)],
         );
       }
       if (periods.size) {

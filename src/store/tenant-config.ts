@@ -10,6 +10,7 @@ import { compileTenant, parseTenant } from './compile';
 import type { BoostConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
+import type { LeaderboardConfig } from '../domain/leaderboards';
 
 export interface MetricConfig {
   id: string;
@@ -32,6 +33,8 @@ export interface TenantConfig {
   systemsBySlot: Map<number, PointsSystemConfig>;
   triggersById: Map<string, TriggerConfig>;
   boostsById: Map<string, BoostConfig>;
+  boardsByKey: Map<string, LeaderboardConfig>;
+  boardsBySlot: Map<number, LeaderboardConfig>;
   /** Null until streaks are configured. */
   streak: StreakConfig | null;
   achievementsByKey: Map<string, AchievementConfig>;

@@ -5,7 +5,8 @@ import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
 import { badRequest, notFound, unavailable, unprocessable } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
-import { localDate } from '../../domain/time';
+import { localDate, localTime } from '../../domain/time';
+import { boardsResponse, eventBoards } from '../../domain/leaderboards';
 import { userPatch } from '../../domain/users';
 import { idempotencySlot } from '../../domain/idempotency';
 import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
@@ -73,9 +74,10 @@ async function submitEvent(ctx: Ctx, req: Request) {
       });
       const r = (await ctx.scripts.run(
         'event',
-        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due],
+        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks],
         [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
-          cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date)],
+          cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
+          eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix],
       )) as string[];
       switch (r[0]) {
         case 'STALE':
@@ -97,7 +99,7 @@ async function submitEvent(ctx: Ctx, req: Request) {
             achievements: completedJson(cfg, r[3], now),
             currentStreak: currentStreak(cfg.streak, date, replayed ? r[2] : r[4], replayed),
             points: r[2] ? pointsResponse(cfg, JSON.parse(r[2]) as ScriptPoints, eventId, now, date) : {},
-            leaderboards: {},
+            leaderboards: replayed ? {} : boardsResponse(cfg, r[5]),
           };
           if (idemKey) {
             out.idempotencyKey = idemKey;

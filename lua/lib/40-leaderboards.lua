@@ -1,0 +1,72 @@
+-- Leaderboards: one sorted set per board, run and breakdown group, holding
+-- at most the board's participant limit. Scores pack value and an update
+-- counter (see src/domain/leaderboards.ts) so equal values rank by who
+-- reached them first. Repeating boards keep each user's run total in the user
+-- hash (L<slot> = run:value), so a user off the board still accumulates.
+local LB_TIE = 4194304 -- 2^22
+local LB_MAX = 2147483647
+
+-- boards: what the server computed for this event (each: k slot, i id, r run,
+-- rb 'm'|'p'|'s', ms metric slot, ss system slot, rep repeating, mx limit,
+-- bd breakdown attribute keys). keys: prefix of board keys, tick hash.
+local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, total, streak_len)
+  local out = {}
+  for _, b in ipairs(boards) do
+    local v, d = nil, nil
+    if b.rb == 'm' and b.ms == metric_slot then
+      if b.rep == 1 then d = delta else v = total end
+    elseif b.rb == 'p' then
+      local st = P.sys[b.ss]
+      if st and #st.aw > 0 then
+        if b.rep == 1 then d = st.a - st.b else v = st.a end
+      end
+    elseif b.rb == 's' and streak_len ~= nil then
+      v = streak_len
+    end
+    local parts, grouped = {}, true
+    if v ~= nil or d ~= nil then
+      for _, k in ipairs(b.bd) do
+        local av = pts_user_attr(P, k)
+        if not av then grouped = false break end
+        parts[#parts + 1] = av
+      end
+    end
+    if (v ~= nil or d ~= nil) and grouped then
+      local group = table.concat(parts, '\31')
+      local zkey = key_prefix .. b.k .. ':' .. b.r .. ':' .. group
+      if d ~= nil then
+        local f = 'L' .. b.k
+        local acc = redis.call('HGET', P.user, f)
+        local run, val = nil, nil
+        if acc then run, val = string.match(acc, '^(-?%d+):(.+)$') end
+        if tonumber(run) ~= b.r then val = '0' end
+        v = tonumber(val) + d
+        redis.call('HSET', P.user, f, b.r .. ':' .. fmt_total(v))
+      end
+      local iv = math.max(-LB_MAX, math.min(LB_MAX, math.floor(v + 1e-9)))
+      local prev_score = redis.call('ZSCORE', zkey, uid)
+      local prev_val = prev_score and math.floor(tonumber(prev_score) / LB_TIE) or nil
+      -- Unchanged values keep their place; nobody joins with nothing to show.
+      if prev_val ~= iv and (prev_val ~= nil or iv > 0) then
+        local prev_rank = redis.call('ZREVRANK', zkey, uid)
+        local tick = redis.call('HINCRBY', ticks, b.k .. ':' .. b.r, 1)
+        redis.call('ZADD', zkey, iv * LB_TIE + (LB_TIE - 1 - (tick % LB_TIE)), uid)
+        local n = redis.call('ZCARD', zkey)
+        if n > b.mx then
+          redis.call('ZPOPMIN', zkey, n - b.mx)
+          n = b.mx
+        end
+        local rank = redis.call('ZREVRANK', zkey, uid)
+        local threshold = 0
+        if n >= b.mx then
+          local low = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
+          threshold = math.floor(tonumber(low[2]) / LB_TIE)
+        end
+        out[#out + 1] = { k = b.k, i = b.i, r = b.r, g = parts, rk = rank and rank + 1 or -1, pr = prev_rank and prev_rank + 1 or -1,
+          v = rank and iv or -1, pv = prev_val or -1, th = threshold, nv = iv }
+      end
+    end
+  end
+  if #out == 0 then return '[]' end
+  return cjson.encode(out)
+end

@@ -1,0 +1,184 @@
+import { DateTime } from 'luxon';
+import { dateFromDay, dayNumber } from './time';
+
+export type RankBy = 'metric' | 'points' | 'streak';
+export type RunUnit = 'day' | 'month' | 'year';
+export type BoardStatus = 'inactive' | 'scheduled' | 'active' | 'finished';
+
+/** A leaderboard as the server and the scripts see it. */
+export interface LeaderboardConfig {
+  id: string;
+  slot: number;
+  key: string;
+  name: string;
+  description: string | null;
+  status: BoardStatus;
+  rankBy: RankBy;
+  metricId: string | null;
+  metricSlot: number | null;
+  systemId: string | null;
+  systemSlot: number | null;
+  maxParticipants: number;
+  start: string;
+  end: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  /** Breakdown attributes: ids (Admin API) and keys (what users carry). */
+  breakdownIds: string[];
+  breakdownKeys: string[];
+  runUnit: RunUnit | null;
+  runInterval: number | null;
+}
+
+/**
+ * Scores pack the value with an update counter so equal values rank by who
+ * reached them first: value * 2^22 + (2^22 - 1 - tick). Exact while values
+ * stay within ±2^31 and a run sees under 4M updates (then ties may order by
+ * an older tick); values beyond are clamped.
+ */
+export const TIE_BITS = 2 ** 22;
+export const MAX_VALUE = 2 ** 31 - 1;
+
+/** The run containing a local date (0 for perpetual boards), or null before the start. */
+export function runIndex(b: Pick<LeaderboardConfig, 'start' | 'runUnit' | 'runInterval'>, date: string): number | null {
+  if (date < b.start) return null;
+  if (!b.runUnit || !b.runInterval) return 0;
+  if (b.runUnit === 'day') return Math.floor((dayNumber(date)! - dayNumber(b.start)!) / b.runInterval);
+  const [sy, sm, sd] = b.start.split('-').map(Number) as [number, number, number];
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  let months = (y - sy) * 12 + (m - sm);
+  if (d < sd) months--; // the run boundary falls on the start's day of the month
+  const per = b.runUnit === 'month' ? b.runInterval : b.runInterval * 12;
+  return Math.floor(months / per);
+}
+
+/** First and last local date of run `r`. */
+export function runDates(b: Pick<LeaderboardConfig, 'start' | 'end' | 'runUnit' | 'runInterval'>, r: number): { start: string; end: string | null } {
+  if (!b.runUnit || !b.runInterval) return { start: b.start, end: b.end };
+  if (b.runUnit === 'day') {
+    const s = dayNumber(b.start)! + r * b.runInterval;
+    return { start: dateFromDay(s), end: dateFromDay(s + b.runInterval - 1) };
+  }
+  const per = b.runUnit === 'month' ? b.runInterval : b.runInterval * 12;
+  const base = DateTime.fromISO(b.start, { zone: 'UTC' });
+  return {
+    start: base.plus({ months: r * per }).toISODate()!,
+    end: base.plus({ months: (r + 1) * per }).minus({ days: 1 }).toISODate()!,
+  };
+}
+
+/**
+ * Which run an event at local date/time counts in, or null when the board
+ * is not taking it (not active, outside its dates or its daily time window).
+ */
+export function eventRun(b: LeaderboardConfig, date: string, time: string): number | null {
+  if (b.status !== 'active') return null;
+  if (b.end !== null && date > b.end) return null;
+  if (b.startTime && time < b.startTime) return null;
+  if (b.endTime && time >= b.endTime) return null;
+  return runIndex(b, date);
+}
+
+/** The board's fields as Trophy's LeaderboardResponse gives them. */
+export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }) {
+  const out: Record<string, unknown> = {
+    id: b.id,
+    key: b.key,
+    name: b.name,
+    description: b.description,
+    rankBy: b.rankBy,
+    breakdownAttribute: b.breakdownKeys[0] ?? null,
+    breakdownAttributes: b.breakdownKeys,
+    start: b.start,
+    end: b.end,
+    startTime: b.startTime,
+    endTime: b.endTime,
+    maxParticipants: b.maxParticipants,
+    runUnit: b.runUnit,
+    runInterval: b.runInterval,
+  };
+  if (b.rankBy === 'metric') Object.assign(out, { metricKey: names.metricKey, metricName: names.metric });
+  if (b.rankBy === 'points') Object.assign(out, { pointsSystemKey: names.systemKey, pointsSystemName: names.system });
+  return out;
+}
+
+/**
+ * A board's run is final once its last day has ended everywhere: UTC−12 is
+ * the last zone to leave a date, 12 hours after UTC does.
+ */
+export function runFinalAt(end: string): number {
+  return Date.parse(`${end}T00:00:00Z`) + 36 * 3_600_000;
+}
+
+/** A scheduled board opens when its start date begins anywhere (UTC+14 is first). */
+export function opensAt(start: string): number {
+  return Date.parse(`${start}T00:00:00Z`) - 14 * 3_600_000;
+}
+
+/** What the event script needs of each board this event may move (see lua/lib/40-leaderboards.lua). */
+export function eventBoards(boards: Iterable<LeaderboardConfig>, metricId: string, date: string, time: string, streaksOn: boolean): string {
+  const out: unknown[] = [];
+  for (const b of boards) {
+    if (b.rankBy === 'metric' && b.metricId !== metricId) continue;
+    if (b.rankBy === 'streak' && !streaksOn) continue;
+    const r = eventRun(b, date, time);
+    if (r === null) continue;
+    out.push({
+      k: b.slot, i: b.id, r, rb: b.rankBy[0], ms: b.metricSlot ?? -1, ss: b.systemSlot ?? -1,
+      rep: b.runUnit ? 1 : 0, mx: b.maxParticipants, bd: b.breakdownKeys,
+    });
+  }
+  return JSON.stringify(out);
+}
+
+/** One board change as the script reports it (-1 stands for "none"). */
+export interface ScriptBoard {
+  k: number;
+  i: string;
+  r: number;
+  g: string[] | Record<string, never>;
+  rk: number;
+  pr: number;
+  v: number;
+  pv: number;
+  th: number;
+  nv: number;
+}
+
+export interface BoardLookup {
+  boardsBySlot: Map<number, LeaderboardConfig>;
+  metricsById: Map<string, { key: string; name: string }>;
+  systemsBySlot: Map<number, { key: string; name: string }>;
+}
+
+export function boardNames(cfg: BoardLookup, b: LeaderboardConfig) {
+  const m = b.metricId ? cfg.metricsById.get(b.metricId) : undefined;
+  const s = b.systemSlot !== null ? cfg.systemsBySlot.get(b.systemSlot) : undefined;
+  return { metric: m?.name, metricKey: m?.key, system: s?.name, systemKey: s?.key };
+}
+
+/** The event response's `leaderboards` map: boards whose standing of the user changed. */
+export function boardsResponse(cfg: BoardLookup, raw: string | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!raw || raw === '[]') return out;
+  for (const c of JSON.parse(raw) as ScriptBoard[]) {
+    const b = cfg.boardsBySlot.get(c.k);
+    if (!b) continue;
+    const run = runDates(b, c.r);
+    const group = Array.isArray(c.g) ? c.g : [];
+    const entry: Record<string, unknown> = {
+      ...boardJson(b, boardNames(cfg, b)),
+      start: run.start,
+      end: run.end,
+      rank: c.rk > 0 ? c.rk : null,
+      previousRank: c.pr > 0 ? c.pr : null,
+      threshold: c.th,
+    };
+    if (b.breakdownKeys.length) {
+      entry.breakdownAttributeValue = group[0];
+      entry.breakdownAttributeValues = b.breakdownKeys.map((key, i) => ({ key, value: group[i] }));
+    }
+    out[b.key] = entry;
+  }
+  return out;
+}

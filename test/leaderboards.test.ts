@@ -1,0 +1,147 @@
+import t from 'tap';
+import { DateTime } from 'luxon';
+import { startServer, TestServer } from './helpers/harness';
+
+async function board(s: TestServer, body: Record<string, unknown>) {
+  const r = await s.call('POST', '/admin/v1/leaderboards', { body: [body] });
+  if (r.status !== 201 || r.body.issues.length) throw new Error(`board setup failed: ${JSON.stringify(r.body)}`);
+  return r.body.created[0];
+}
+const ranks = (r: { body: { rankings: { userId: string; rank: number; value: number }[] } }) => r.body.rankings.map((x) => `${x.rank}:${x.userId}:${x.value}`);
+
+t.test('ranking, limits, ties and the event response', async (t) => {
+  const s = await startServer(t);
+  const { km } = await s.metrics(['km']);
+  const b = await board(s, { key: 'top', name: 'Top', rankBy: 'metric', metricId: km!.id, maxParticipants: 3, start: '2026-03-01', status: 'active' });
+  t.equal(b.status, 'active');
+
+  const first = await s.event('km', { user: { id: 'ann', name: 'Ann' }, value: 10 });
+  t.match(first.body.leaderboards.top, { key: 'top', name: 'Top', rankBy: 'metric', metricKey: 'km', rank: 1, previousRank: null, threshold: 0, start: '2026-03-01', end: null, maxParticipants: 3 });
+  await s.event('km', { user: { id: 'bob' }, value: 20 });
+  await s.event('km', { user: { id: 'cat' }, value: 10 }); // ties with Ann, who got there first
+  const list = await s.call('GET', '/v1/leaderboards/top');
+  t.same(ranks(list), ['1:bob:20', '2:ann:10', '3:cat:10']);
+  t.equal(list.body.rankings[1].userName, 'Ann');
+  t.equal(list.body.status, 'active');
+
+  // Full: a newcomer must beat the lowest, who then leaves.
+  const low = await s.event('km', { user: { id: 'dan' }, value: 10 });
+  t.match(low.body.leaderboards.top, { rank: null, previousRank: null, threshold: 10 }, 'equal to the lowest is not enough');
+  const high = await s.event('km', { user: { id: 'eve' }, value: 15 });
+  t.match(high.body.leaderboards.top, { rank: 2, previousRank: null });
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/top')), ['1:bob:20', '2:eve:15', '3:ann:10']);
+  const climb = await s.event('km', { user: { id: 'ann' }, value: 15 });
+  t.match(climb.body.leaderboards.top, { rank: 1, previousRank: 3 });
+
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/top?offset=1&limit=1')), ['2:bob:20']);
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/top?userId=eve')), ['3:eve:15']);
+  const mine = await s.call('GET', '/v1/users/ann/leaderboards/top');
+  t.match(mine.body, { key: 'top', rank: 1, value: 25 });
+  await s.app.flusher.drain();
+  const hist = await s.call('GET', '/v1/users/ann/leaderboards/top?numEvents=5');
+  t.same(hist.body.history.map((h: { previousRank: number | null; rank: number }) => [h.previousRank, h.rank]), [[3, 1], [null, 1]]);
+  t.equal((await s.call('GET', '/v1/leaderboards')).body.length, 1);
+});
+
+t.test('states: inactive, scheduled, active, finished', async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  // The clock starts at 2026-03-10 12:00 UTC.
+  const idle = await board(s, { key: 'idle', name: 'Idle', rankBy: 'metric', metricId: m!.id });
+  t.equal(idle.status, 'inactive');
+  t.same((await s.event('m', { user: { id: 'u' }, value: 1 })).body.leaderboards, {}, 'nobody joins an inactive board');
+  t.equal((await s.call('GET', '/v1/leaderboards/idle')).status, 404);
+
+  const later = await board(s, { key: 'later', name: 'Later', rankBy: 'metric', metricId: m!.id, start: '2026-03-12', end: '2026-03-13', status: 'active' });
+  t.equal(later.status, 'scheduled', 'a future start cannot be active');
+  const patched = await s.call('PATCH', '/admin/v1/leaderboards', { body: [{ id: later.id, rankBy: 'streak' }] });
+  t.match(patched.body.issues[0].message, /inactive/);
+
+  s.clock.set('2026-03-11T09:59:00Z'); // 2026-03-11 23:59 in UTC+14
+  await s.app.scheduler.runOnce();
+  t.equal((await s.call('GET', `/admin/v1/leaderboards/${later.id}`)).body.status, 'scheduled');
+  s.clock.set('2026-03-11T10:00:00Z'); // midnight on the 12th in UTC+14
+  await s.app.scheduler.runOnce();
+  t.equal((await s.call('GET', `/admin/v1/leaderboards/${later.id}`)).body.status, 'active');
+
+  const kiri = 'Pacific/Kiritimati';
+  const pago = 'Pacific/Pago_Pago';
+  s.clock.set(DateTime.fromISO('2026-03-12T08:00', { zone: kiri }).toMillis());
+  t.match((await s.event('m', { user: { id: 'k', tz: kiri }, value: 5 })).body.leaderboards.later, { rank: 1 });
+  // Last day, local evening in Pago Pago: already the 15th in Kiritimati.
+  s.clock.set(DateTime.fromISO('2026-03-13T22:00', { zone: pago }).toMillis());
+  t.match((await s.event('m', { user: { id: 'p', tz: pago }, value: 9 })).body.leaderboards.later, { rank: 1 }, 'still the 13th for this user');
+  t.same((await s.event('m', { user: { id: 'k' }, value: 50 })).body.leaderboards, {}, 'the board is over on the 15th in Kiritimati');
+
+  s.clock.set('2026-03-14T11:59:00Z');
+  await s.app.scheduler.runOnce();
+  t.equal((await s.call('GET', `/admin/v1/leaderboards/${later.id}`)).body.status, 'active', 'not final while the 13th lasts somewhere');
+  s.clock.set('2026-03-14T12:00:00Z');
+  await s.app.scheduler.runOnce();
+  t.equal((await s.call('GET', `/admin/v1/leaderboards/${later.id}`)).body.status, 'finished');
+  t.equal((await s.call('GET', '/v1/leaderboards/later')).status, 404, 'finished boards are not listed to users');
+  t.same((await s.call('GET', '/v1/leaderboards')).body.map((x: { key: string }) => x.key), []);
+  t.same((await s.call('GET', '/v1/leaderboards?includeFinished=true')).body.map((x: { key: string; status: string }) => `${x.key}:${x.status}`), ['later:finished']);
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12')), ['1:p:9', '2:k:5'], 'final rankings stay readable');
+});
+
+t.test('a weekly board across three runs', async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  await board(s, { key: 'weekly', name: 'Weekly', rankBy: 'metric', metricId: m!.id, start: '2026-03-02', runUnit: 'day', runInterval: 7, status: 'active' });
+  const week = async (monday: string, values: [string, number][]) => {
+    for (const [u, v] of values) {
+      s.clock.set(`${monday}T12:00:00Z`);
+      await s.event('m', { user: { id: u }, value: v });
+    }
+  };
+  await week('2026-03-02', [['a', 5], ['b', 3]]);
+  await week('2026-03-09', [['b', 4], ['c', 1]]);
+  await s.app.scheduler.runOnce();
+  await week('2026-03-16', [['a', 1]]);
+  const now = await s.call('GET', '/v1/leaderboards/weekly');
+  t.match(now.body, { start: '2026-03-16', end: '2026-03-22' });
+  t.same(ranks(now), ['1:a:1'], 'each run ranks on its own');
+  await s.app.scheduler.runOnce();
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/weekly?run=2026-03-04')), ['1:a:5', '2:b:3']);
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/weekly?run=2026-03-15')), ['1:b:4', '2:c:1']);
+  const ev = await s.event('m', { user: { id: 'a' }, value: 2 });
+  t.match(ev.body.leaderboards.weekly, { start: '2026-03-16', end: '2026-03-22', rank: 1 });
+  t.match((await s.call('GET', '/v1/users/a/leaderboards/weekly')).body, { rank: 1, value: 3 });
+  t.match((await s.call('GET', '/v1/users/a/leaderboards/weekly?run=2026-03-02')).body, { rank: 1, value: 5 });
+});
+
+t.test('breakdowns, points boards and streak boards', async (t) => {
+  const s = await startServer(t);
+  await s.attributes([{ key: 'team', type: 'user' }, { key: 'region', type: 'user' }]);
+  const attrs = (await s.call('GET', '/admin/v1/attributes')).body as { id: string; key: string }[];
+  const id = (k: string) => attrs.find((a) => a.key === k)!.id;
+  const { m } = await s.metrics(['m']);
+  await board(s, { key: 'by-team', name: 'By team', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', status: 'active', breakdownAttributes: [id('team')], maxParticipants: 1 });
+  await board(s, { key: 'by-both', name: 'By both', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', status: 'active', breakdownAttributes: [id('team'), id('region')] });
+  const users: [string, string, string, number][] = [['u1', 'red', 'eu', 5], ['u2', 'red', 'us', 7], ['u3', 'blue', 'eu', 2]];
+  for (const [u, team, region, v] of users) await s.event('m', { user: { id: u, attributes: { team, region } }, value: v });
+  t.equal((await s.call('GET', '/v1/leaderboards/by-team')).status, 400, 'a broken-down board needs userAttributes');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/by-team?userAttributes=team:red')), ['1:u2:7'], 'the limit applies per group');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/by-team?userAttributes=team:blue')), ['1:u3:2']);
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/by-both?userAttributes=team:red,region:eu')), ['1:u1:5']);
+  const ev = await s.event('m', { user: { id: 'u3' }, value: 1 });
+  t.match(ev.body.leaderboards['by-both'], { breakdownAttributeValue: 'blue', breakdownAttributeValues: [{ key: 'team', value: 'blue' }, { key: 'region', value: 'eu' }] });
+
+  const xp = (await s.call('POST', '/admin/v1/points', {
+    body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 10, status: 'active' }] }],
+  })).body.created[0];
+  await board(s, { key: 'xp-board', name: 'XP', rankBy: 'points', pointsSystemId: xp.id, start: '2026-03-01', status: 'active' });
+  const fed = await s.event('m', { user: { id: 'u9' }, value: 2 });
+  t.match(fed.body.leaderboards['xp-board'], { rankBy: 'points', pointsSystemKey: 'xp', rank: 1 });
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/xp-board')), ['1:u9:20']);
+
+  t.match((await s.call('POST', '/admin/v1/leaderboards', { body: [{ key: 'bad', name: 'Bad', rankBy: 'streak', runUnit: 'day', runInterval: 7 }] })).body.issues[0].message, /perpetual/);
+  await s.call('PUT', '/admin/v1/streak', { body: { enabled: true, frequency: 'daily', metrics: [{ metricId: m!.id, threshold: 1 }] } });
+  await board(s, { key: 'streaky', name: 'Streaks', rankBy: 'streak', start: '2026-03-01', status: 'active' });
+  await s.event('m', { user: { id: 's1' }, value: 1 });
+  s.clock.advance(86_400_000);
+  const again = await s.event('m', { user: { id: 's1' }, value: 1 });
+  t.match(again.body.leaderboards.streaky, { rank: 1 });
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/streaky')), ['1:s1:2']);
+});
