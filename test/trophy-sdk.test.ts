@@ -134,3 +134,23 @@ t.test('@trophyso/node parses streak responses and drives streak admin', async (
   const restored = await trophy.admin.streaks.restore({ users: [{ id: 'st1' }] });
   t.same(restored.restoredUsers, ['st1'], 'lost on the 3rd (one freeze spent on the 2nd), restored through the SDK');
 });
+
+t.test('@trophyso/node parses leaderboard responses', async (t) => {
+  const s = await startServer(t);
+  const trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });
+  const { steps } = await s.metrics(['steps']);
+  const made = await s.call('POST', '/admin/v1/leaderboards', {
+    body: [{ key: 'weekly-steps', name: 'Weekly steps', rankBy: 'metric', metricId: steps!.id, start: '2026-03-09', runUnit: 'day', runInterval: 7, status: 'active' }],
+  });
+  t.equal(made.status, 201);
+  const ev = await trophy.metrics.event('steps', { user: { id: 'l1', name: 'Lee' }, value: 500 });
+  t.equal(ev.leaderboards['weekly-steps']!.rank, 1);
+  const all = await trophy.leaderboards.all();
+  t.equal(all[0]!.key, 'weekly-steps');
+  const one = await trophy.leaderboards.get('weekly-steps', { limit: 5 });
+  t.equal(one.rankings[0]!.userName, 'Lee');
+  await s.app.flusher.drain();
+  const mine = await trophy.users.leaderboard('l1', 'weekly-steps');
+  t.equal(mine.rank, 1);
+  t.equal(mine.history.length, 1);
+});
