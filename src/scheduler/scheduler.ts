@@ -75,20 +75,11 @@ export class Scheduler {
   private async reviewAchievements(t: Tenant): Promise<void> {
     const { ctx } = this;
     const tk = ctx.keys.tenant(t.slot);
-    let cfg = await ctx.configs.get(t);
+    const cfg = await ctx.configs.get(t);
     const signature = achievementSignature(cfg.achievementsById.values());
     if ((await ctx.redis.get(tk.reviewSignature)) === signature) return;
     const now = ctx.clock.now();
-    await this.forEachUser(tk, async (id) => {
-      const tz = (await ctx.redis.hget(tk.user(id), 'tz')) || 'UTC';
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const r = (await ctx.scripts.run('user_review', [tk.config, tk.user(id), tk.stream, tk.stats], [
-          cfg.ver, now, id, cfg.program(REVIEW), userBoostsArg(cfg.userBoosts.get(id)), localDate(now, tz), randomUUID(),
-        ])) as string[];
-        if (r[0] !== 'STALE') return;
-        cfg = await ctx.configs.reload(t);
-      }
-    });
+    await this.forEachUser(tk, (id) => this.userScript(t, id, now, 'user_review', [tk.config, tk.user(id), tk.stream, tk.stats], REVIEW));
     // Recorded after the sweep: a crash midway means the next run sweeps again (harmless).
     await ctx.redis.set(tk.reviewSignature, signature);
   }
@@ -163,6 +154,24 @@ export class Scheduler {
     await ctx.redis.hdel(tk.boardTicks, `${slot}:${run}`);
   }
 
+  /**
+   * Run a per-user background script (same arguments for each: config
+   * version, now, user, program, the user's boosts, local date, operation id)
+   * in the user's zone, reloading the config when the script says it is stale.
+   */
+  private async userScript(t: Tenant, id: string, now: number, script: 'user_review' | 'time_grant', keys: string[], program: string | null): Promise<void> {
+    const { ctx } = this;
+    const tz = (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), 'tz')) || 'UTC';
+    const cfg = await ctx.configs.get(t);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const r = (await ctx.scripts.run(script, keys, [
+        cfg.ver, now, id, cfg.program(program), userBoostsArg(cfg.userBoosts.get(id)), localDate(now, tz), randomUUID(),
+      ])) as string[];
+      if (r[0] !== 'STALE') return;
+      cfg = await ctx.configs.reload(t);
+    }
+  }
+
   /** Call `fn` with the id of every user of the tenant (SCAN pages). */
   private async forEachUser(tk: TenantKeys, fn: (userId: string) => Promise<void>): Promise<void> {
     const prefix = tk.user('');
@@ -195,14 +204,7 @@ export class Scheduler {
       const ids = await ctx.redis.zrangebyscore(tk.due, '-inf', now, 'LIMIT', 0, BATCH);
       if (ids.length === 0) return visited;
       for (const id of ids) {
-        const tz = (await ctx.redis.hget(tk.user(id), 'tz')) || 'UTC';
-        for (let attempt = 0; attempt < 3; attempt++) {
-          const r = (await ctx.scripts.run('time_grant', [tk.config, tk.user(id), tk.due, tk.stream], [
-            cfg.ver, now, id, cfg.program(null), userBoostsArg(cfg.userBoosts.get(id)), localDate(now, tz), randomUUID(),
-          ])) as string[];
-          if (r[0] !== 'STALE') break;
-          cfg = await ctx.configs.reload(t);
-        }
+        await this.userScript(t, id, now, 'time_grant', [tk.config, tk.user(id), tk.due, tk.stream], null);
         visited++;
       }
       if (ids.length < BATCH) return visited;
