@@ -162,7 +162,7 @@ export class Scheduler {
   private async userScript(t: Tenant, id: string, now: number, script: 'user_review' | 'time_grant', keys: string[], program: string | null): Promise<void> {
     const { ctx } = this;
     const tz = (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), 'tz')) || 'UTC';
-    const cfg = await ctx.configs.get(t);
+    let cfg = await ctx.configs.get(t);
     for (let attempt = 0; attempt < 3; attempt++) {
       const r = (await ctx.scripts.run(script, keys, [
         cfg.ver, now, id, cfg.program(program), userBoostsArg(cfg.userBoosts.get(id)), localDate(now, tz), randomUUID(),
@@ -187,7 +187,7 @@ export class Scheduler {
   private async timeTriggers(t: Tenant): Promise<number> {
     const { ctx } = this;
     const tk = ctx.keys.tenant(t.slot);
-    let cfg = await ctx.configs.get(t);
+    const cfg = await ctx.configs.get(t);
     const signature = timeSignature(cfg.systemsByKey.values());
     if (!signature && !(await ctx.redis.exists(tk.due))) return 0;
     const now = ctx.clock.now();
