@@ -55,12 +55,12 @@ ach_metric(P, tonumber(total), now)
 
 local created, changed = apply_user_patch(user, stats, patch, now)
 if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, record['u']) end
-redis.call('HSET', user, total_field, total)
+uset(user, total_field, total)
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
 local periods = S and stk_commit(S) or '[]'
 local boards = lb_update(P, cjson.decode(ARGV[13]), record['u'], ARGV[14], KEYS[7], tonumber(slot), tonumber(value), tonumber(total), streak_len)
 if member ~= '' then redis.call('SADD', idem, member) end
 redis.call('XADD', stream, '*', 'k', 'ev', 'e', ARGV[8], 't', total,
-  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards)
+  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards, 'uf', changed_json())
 return {'OK', total, points, done, streak, boards}

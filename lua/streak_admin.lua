@@ -15,7 +15,7 @@ if moved then return {'TZ', moved} end
 local op = ARGV[6]
 if op == 'pauses' then
   -- Pauses are set before settling so a pause covering a missed period holds it.
-  if ARGV[7] == '[]' then redis.call('HDEL', user, 'pz') else redis.call('HSET', user, 'pz', ARGV[7]) end
+  if ARGV[7] == '[]' then udel(user, 'pz') else uset(user, 'pz', ARGV[7]) end
 end
 local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
 local idx = { d = tonumber(d), w = tonumber(w), m = tonumber(m) }
@@ -42,8 +42,8 @@ elseif op == 'restore' then
   end
 end
 local periods = stk_commit(S)
-if periods ~= '[]' then
-  redis.call('XADD', stream, '*', 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods)
+if periods ~= '[]' or CHANGED_N > 0 then
+  redis.call('XADD', stream, '*', 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
 end
 if reply ~= 'OK' then return {reply} end
 return {'OK', stk_reply(S, st, false)}

@@ -15,7 +15,7 @@ local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
 local S = stk_new(user, cjson.decode(ARGV[4]).sk, ARGV[2], tonumber(d))
 local st = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, nil, 0)
 local periods = stk_commit(S)
-if periods ~= '[]' then
-  redis.call('XADD', stream, '*', 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods)
+if periods ~= '[]' or CHANGED_N > 0 then
+  redis.call('XADD', stream, '*', 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
 end
 return {'OK', stk_reply(S, st, false)}

@@ -20,7 +20,7 @@ if P.prog.sk.act ~= '' then
 end
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
-if done ~= '[]' then
-  redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[7], 'd', ARGV[6], 'c', '', 'p', '', 'pa', points, 'ach', done)
+if done ~= '[]' or CHANGED_N > 0 then
+  redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[7], 'd', ARGV[6], 'c', '', 'p', '', 'pa', points, 'ach', done, 'uf', changed_json())
 end
 return {'OK', done}

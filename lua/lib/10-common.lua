@@ -7,6 +7,28 @@ local function fmt_total(x)
   return string.format('%.15g', x)
 end
 
+-- Every write to a user hash goes through uset/udel, which remember it: the
+-- change record then carries exactly what changed, and Postgres keeps it, so
+-- Redis can be rebuilt from there (src/store/restore.ts). Numbers are stored
+-- as the same text everywhere.
+local CHANGED, CHANGED_N = {}, 0
+local function uset(user_key, field, value)
+  if type(value) == 'number' then value = fmt_total(value) end
+  redis.call('HSET', user_key, field, value)
+  if CHANGED[field] == nil then CHANGED_N = CHANGED_N + 1 end
+  CHANGED[field] = value
+end
+local function udel(user_key, field)
+  redis.call('HDEL', user_key, field)
+  if CHANGED[field] == nil then CHANGED_N = CHANGED_N + 1 end
+  CHANGED[field] = false
+end
+-- The changed fields as JSON (false: deleted).
+local function changed_json()
+  if CHANGED_N == 0 then return '{}' end
+  return cjson.encode(CHANGED)
+end
+
 -- The caller validated its input against config version ARGV[ver_index];
 -- if the tenant's published config has moved on, it must reload and retry.
 local function config_is_stale(cfg_key, ver)
@@ -16,16 +38,19 @@ end
 -- Apply a profile patch (field -> value, as built by src/domain/users.ts) to a
 -- user hash. Returns created (bool) and changed (bool).
 local function apply_user_patch(user_key, stats_key, patch, now)
-  local created = redis.call('HSETNX', user_key, 'c', now) == 1
-  if created then redis.call('HINCRBY', stats_key, 'users', 1) end
+  local created = redis.call('HEXISTS', user_key, 'c') == 0
+  if created then
+    uset(user_key, 'c', now)
+    redis.call('HINCRBY', stats_key, 'users', 1)
+  end
   local changed = false
   for f, v in pairs(patch) do
     if redis.call('HGET', user_key, f) ~= v then
-      redis.call('HSET', user_key, f, v)
+      uset(user_key, f, v)
       changed = true
     end
   end
-  if created or changed then redis.call('HSET', user_key, 'u', now) end
+  if created or changed then uset(user_key, 'u', now) end
   return created, changed
 end
 

@@ -48,7 +48,7 @@ end
 local function stk_save(user, f, st)
   local sums = {}
   for k, v in pairs(st.sums) do sums[#sums + 1] = k .. '=' .. fmt_total(v) end
-  redis.call('HSET', user, 'S' .. f, table.concat({ st.cur, st.len, st.started, st.lp, st.settled,
+  uset(user, 'S' .. f, table.concat({ st.cur, st.len, st.started, st.lp, st.settled,
     string.format('%d', st.ext), st.lost, table.concat(sums, ';'), st.ls }, '|'))
 end
 
@@ -161,7 +161,11 @@ local function stk_run(S, idx, slot, value)
 end
 
 local function stk_commit(S)
-  if S.changed then redis.call('HSET', S.user, 'fz', S.fz, 'fa', S.fa, 'fe', S.fe) end
+  if S.changed then
+    uset(S.user, 'fz', S.fz)
+    uset(S.user, 'fa', S.fa)
+    uset(S.user, 'fe', S.fe)
+  end
   if #S.rec == 0 then return '[]' end
   return cjson.encode(S.rec)
 end

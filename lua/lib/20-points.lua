@@ -147,12 +147,12 @@ end
 
 -- Write totals and counters; returns the changes as JSON ('{}' if none).
 local function pts_commit(P)
-  for f, v in pairs(P.writes) do redis.call('HSET', P.user, f, v) end
+  for f, v in pairs(P.writes) do uset(P.user, f, v) end
   local out, any = {}, false
   for _, s in ipairs(P.order) do
     local st = P.sys[s]
     if #st.aw > 0 then
-      redis.call('HSET', P.user, 'p' .. s, st.a)
+      uset(P.user, 'p' .. s, st.a)
       out[tostring(s)] = st
       any = true
     end

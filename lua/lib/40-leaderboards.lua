@@ -41,7 +41,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         if acc then run, val = string.match(acc, '^(-?%d+):(.+)$') end
         if tonumber(run) ~= b.r then val = '0' end
         v = tonumber(val) + d
-        redis.call('HSET', P.user, f, b.r .. ':' .. fmt_total(v))
+        uset(P.user, f, b.r .. ':' .. fmt_total(v))
       end
       local iv = math.max(-LB_MAX, math.min(LB_MAX, math.floor(v + 1e-9)))
       local prev_score = redis.call('ZSCORE', zkey, uid)
@@ -50,10 +50,13 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
       if prev_val ~= iv and (prev_val ~= nil or iv > 0) then
         local prev_rank = redis.call('ZREVRANK', zkey, uid)
         local tick = redis.call('HINCRBY', ticks, b.k .. ':' .. b.r, 1)
-        redis.call('ZADD', zkey, iv * LB_TIE + (LB_TIE - 1 - (tick % LB_TIE)), uid)
+        local score = iv * LB_TIE + (LB_TIE - 1 - (tick % LB_TIE))
+        redis.call('ZADD', zkey, score, uid)
         local n = redis.call('ZCARD', zkey)
+        local evicted = {}
         if n > b.mx then
-          redis.call('ZPOPMIN', zkey, n - b.mx)
+          local popped = redis.call('ZPOPMIN', zkey, n - b.mx)
+          for j = 1, #popped, 2 do evicted[#evicted + 1] = popped[j] end
           n = b.mx
         end
         local rank = redis.call('ZREVRANK', zkey, uid)
@@ -63,7 +66,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
           threshold = math.floor(tonumber(low[2]) / LB_TIE)
         end
         out[#out + 1] = { k = b.k, i = b.i, r = b.r, g = parts, rk = rank and rank + 1 or -1, pr = prev_rank and prev_rank + 1 or -1,
-          v = rank and iv or -1, pv = prev_val or -1, th = threshold, nv = iv }
+          v = rank and iv or -1, pv = prev_val or -1, th = threshold, nv = iv, sc = string.format('%.17g', score), ev = evicted }
       end
     end
   end

@@ -143,6 +143,9 @@ export interface ScriptBoard {
   pv: number;
   th: number;
   nv: number;
+  /** The user's exact score, and members the update pushed off the board. */
+  sc: string;
+  ev: string[] | Record<string, never>;
 }
 
 export interface BoardLookup {

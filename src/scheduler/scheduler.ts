@@ -149,6 +149,7 @@ export class Scheduler {
         );
       }
       await c.query('UPDATE leaderboards SET finalized_run = greatest(finalized_run, $2) WHERE id = $1', [boardId, run]);
+      await c.query('DELETE FROM board_entries WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3', [t.id, boardId, run]);
     });
     if (keys.length) await ctx.redis.unlink(...keys);
     await ctx.redis.hdel(tk.boardTicks, `${slot}:${run}`);

@@ -203,11 +203,23 @@ export class Flusher {
     const events: EventRow[] = [];
     const awards: AwardRow[] = [];
     const users = new Map<string, UserRow>();
+    // Latest value of each user field and board entry in this batch, with the entry id as its version.
+    const fields = new Map<string, { u: string; f: string; v: string | null; ver: string }>();
+    const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
+    const collectFields = (uf: string | undefined, userId: string, ver: string) => {
+      if (!uf || uf === '{}') return;
+      const changed = JSON.parse(uf) as Record<string, string | false>;
+      for (const f in changed) fields.set(`${userId}\0${f}`, { u: userId, f, v: changed[f] === false ? null : (changed[f] as string), ver });
+    };
     const completions: CompletionRow[] = [];
     const boardEvents: BoardEventRow[] = [];
-    const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string) => {
+    const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string, ver: string) => {
       if (!lb || lb === '[]' || lb === '{}') return;
       for (const c of JSON.parse(lb) as ScriptBoard[]) {
+        const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
+        const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
+        entry(userId, c.rk > 0 ? c.sc : null);
+        for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
         const none = (x: number) => (x < 0 ? null : x);
         boardEvents.push({
           id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
@@ -247,8 +259,9 @@ export class Flusher {
       }
       u.updated = Math.max(u.updated, at);
     };
-    for (const [, flat] of entries) {
+    for (const [entryId, flat] of entries) {
       const f = fieldMap(flat);
+      const ver = streamVersion(entryId);
       if (f.k === 'ev') {
         const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
         events.push({ ...e, t: f.t! });
@@ -256,12 +269,14 @@ export class Flusher {
         collectAwards(f.pa, e.id, e.u, e.at, e.d);
         collectCompletions(f.ach, e.id, e.u, e.at);
         collectPeriods(f.stk, e.u);
-        collectBoards(f.lb, e.id, e.u, e.at, e.d);
+        collectBoards(f.lb, e.id, e.u, e.at, e.d, ver);
+        collectFields(f.uf, e.u, ver);
       } else if (f.k === 'us' || f.k === 'tg') {
         if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
         collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
         collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
         collectPeriods(f.stk, f.u!);
+        collectFields(f.uf, f.u!, ver);
       }
     }
     await tx(this.db, async (c) => {
@@ -287,6 +302,25 @@ export class Flusher {
            FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
            WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
           [t.id, JSON.stringify(rows)],
+        );
+      }
+      if (fields.size) {
+        await c.query(
+          `INSERT INTO user_fields (tenant_id, user_id, field, value, ver)
+           SELECT $1, x.u, x.f, x.v, x.ver FROM jsonb_to_recordset($2::jsonb) AS x(u text, f text, v text, ver numeric)
+           ON CONFLICT (tenant_id, user_id, field) DO UPDATE SET value = excluded.value, ver = excluded.ver
+           WHERE user_fields.ver < excluded.ver`,
+          [t.id, JSON.stringify([...fields.values()])],
+        );
+      }
+      if (boardEntries.size) {
+        await c.query(
+          `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
+           SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver
+           FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
+           ON CONFLICT (tenant_id, leaderboard_id, run, grp, user_id) DO UPDATE SET score = excluded.score, ver = excluded.ver
+           WHERE board_entries.ver < excluded.ver`,
+          [t.id, JSON.stringify([...boardEntries.values()])],
         );
       }
       if (boardEvents.length) {
@@ -337,6 +371,12 @@ export class Flusher {
       }
     });
   }
+}
+
+/** A stream entry id ('ms-seq') as one orderable number. */
+function streamVersion(id: string): string {
+  const [ms, seq] = id.split('-');
+  return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
 }
 
 function fieldMap(flat: string[]): Record<string, string | undefined> {
