@@ -30,6 +30,7 @@ import { streakRoutes } from './api/app/streaks';
 import { leaderboardRoutes } from './api/app/leaderboards';
 import { ensureAdminKey } from './store/bootstrap';
 import { Scheduler } from './scheduler/scheduler';
+import { restoreIfEmpty } from './store/restore';
 
 export interface App {
   ctx: Ctx;
@@ -73,6 +74,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   });
 
   await ensureAdminKey(db, config, clock, log);
+  // A new or emptied Redis is rebuilt from Postgres before any request is served.
+  await restoreIfEmpty({ db, redis, keys, tenants, configs, log });
 
   const routes: Route[] = [
     ...healthRoutes(ctx),

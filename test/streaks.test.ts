@@ -221,3 +221,13 @@ t.test('restore after a loss, bulk reads and consequences', async (t) => {
   t.equal((await s.call('GET', '/v1/streaks')).status, 400);
   t.ok(ach.status === 201 && m.m);
 });
+
+t.test('an idempotent replay reports the stored streak and changes nothing', async (t) => {
+  const { s } = await setup(t);
+  const first = await s.event('m', { user: { id: 'rp' }, value: 1 }, { headers: { 'Idempotency-Key': 'once' } });
+  t.match(first.body.currentStreak, { length: 1, extended: true });
+  s.clock.advance(86_400_000);
+  const replay = await s.event('m', { user: { id: 'rp' }, value: 1 }, { headers: { 'Idempotency-Key': 'once' } });
+  t.equal(replay.status, 202);
+  t.match(replay.body, { currentStreak: { length: 1, extended: false }, points: {}, achievements: [], leaderboards: {} });
+});

@@ -96,9 +96,9 @@ async function submitEvent(ctx: Ctx, req: Request) {
             eventId,
             metricId: metric.id,
             total: Number(r[1]),
-            achievements: completedJson(cfg, r[3], now),
+            achievements: replayed ? [] : completedJson(cfg, r[3], now),
             currentStreak: currentStreak(cfg.streak, date, replayed ? r[2] : r[4], replayed),
-            points: r[2] ? pointsResponse(cfg, JSON.parse(r[2]) as ScriptPoints, eventId, now, date) : {},
+            points: replayed ? {} : pointsResponse(cfg, JSON.parse(r[2]!) as ScriptPoints, eventId, now, date),
             leaderboards: replayed ? {} : boardsResponse(cfg, r[5]),
           };
           if (idemKey) {
