@@ -8,8 +8,8 @@
 --       9 points program (JSON), 10 the user's own boosts (JSON), 11 local date,
 --       12 current streak periods and active frequency 'day,week,month,f'
 --          ('' when streaks are off), 13 leaderboards this event may move (JSON),
---       14 leaderboard key prefix
--- Replies: {'STALE'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
+--       14 leaderboard key prefix, 15 backlog limit (unflushed change records)
+-- Replies: {'STALE'} | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),
 --           leaderboard changes (JSON)}
 local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -17,6 +17,8 @@ local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], 
 local total_field = 'm' .. slot
 
 if config_is_stale(cfg, ver) then return {'STALE'} end
+-- Postgres has been away too long: refuse rather than grow the stream without bound.
+if redis.call('XLEN', stream) >= tonumber(ARGV[15]) then return {'BACKLOG'} end
 
 -- A replay changes nothing, not even the profile sent with it.
 if member ~= '' and redis.call('SISMEMBER', idem, member) == 1 then

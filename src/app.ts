@@ -77,8 +77,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   // A new or emptied Redis is rebuilt from Postgres before any request is served.
   await restoreIfEmpty({ db, redis, keys, tenants, configs, log });
 
+  const flusher = new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs);
   const routes: Route[] = [
-    ...healthRoutes(ctx),
+    ...healthRoutes(ctx, flusher),
     ...eventRoutes(ctx),
     ...userRoutes(ctx),
     ...pointsReadRoutes(ctx),
@@ -96,7 +97,6 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   ];
   const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
   const port = await http.listen(config.host, config.port);
-  const flusher = new Flusher(db, redis, keys, tenants, log);
   flusher.start();
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
   scheduler.start();

@@ -22,6 +22,10 @@ export interface Config {
   dataDir: string;
   /** How often the scheduler looks for due work (time-based points, …). */
   schedulerIntervalMs: number;
+  /** Unflushed change records per tenant past which events are refused (503) rather than risk losing them. */
+  maxBacklog: number;
+  /** How long a dead process's unflushed records wait before another flusher takes them. */
+  flushClaimMs: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -47,6 +51,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrlExplicit: !!env.DATABASE_URL,
     dataDir: env.LAUREL_DATA_DIR || `${process.cwd()}/.data`,
     schedulerIntervalMs: intVar(env, 'SCHEDULER_INTERVAL_MS', 1000, 50, 3_600_000),
+    maxBacklog: intVar(env, 'MAX_BACKLOG', 1_000_000, 1, 1_000_000_000),
+    flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
   };
 }
 

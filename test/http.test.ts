@@ -12,7 +12,7 @@ t.test('health, routing and request errors', async (t) => {
     t.same(h.body, { status: 'ok' });
     const r = await s.call('GET', '/readyz', { key: null });
     t.equal(r.status, 200);
-    t.same(r.body, { status: 'ok', redis: true, postgres: true });
+    t.match(r.body, { status: 'ok', redis: true, postgres: true, flusherLag: { entries: Number, seconds: Number } });
   });
 
   t.test('unknown route is 404, wrong method is 405 with Allow', async (t) => {

@@ -55,3 +55,24 @@ t.test('503 while Postgres is unreachable; events keep flowing', async (t) => {
   await s.app.flusher.drain();
   t.equal((await s.call('GET', '/admin/v1/metrics')).body.length, 1, 'the refused create left nothing behind');
 });
+
+t.test('past the backlog limit events get 503, and flow again once Postgres catches up', async (t) => {
+  const relay = new Relay(pgPort);
+  const port = await relay.start();
+  const url = new URL(pgUrl);
+  url.port = String(port);
+  t.teardown(() => relay.cut());
+  const s = await startServer(t, { DATABASE_URL: url.toString(), MAX_BACKLOG: '3' });
+  await s.metrics(['m']);
+  await relay.cut();
+  const statuses: number[] = [];
+  for (let i = 0; i < 5; i++) statuses.push((await s.event('m', { user: { id: 'u' }, value: 1 })).status);
+  t.same(statuses, [201, 201, 201, 503, 503], 'three records may wait; then refuse rather than risk them');
+  const ready = await s.call('GET', '/readyz', { key: null });
+  t.match(ready.body, { postgres: false, flusherLag: { entries: 3 } });
+  await relay.restore();
+  await s.app.flusher.drain();
+  t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
+  t.equal((await s.call('GET', '/v1/users/u/metrics/m')).body.current, 4, 'refused events were not applied');
+  t.equal((await s.call('GET', '/readyz', { key: null })).body.flusherLag.entries <= 1, true);
+});

@@ -1,8 +1,9 @@
 import type { Ctx } from '../context';
 import { reply, Route } from '../http/server';
+import type { Flusher } from '../store/flusher';
 
-/** Liveness and readiness; no key needed. */
-export function healthRoutes(ctx: Ctx): Route[] {
+/** Liveness and readiness (with the flusher's lag); no key needed. */
+export function healthRoutes(ctx: Ctx, flusher: Flusher): Route[] {
   return [
     { method: 'get', pattern: '/healthz', handler: () => reply(200, { status: 'ok' }) },
     {
@@ -13,8 +14,9 @@ export function healthRoutes(ctx: Ctx): Route[] {
           ctx.redis.ping().then(() => true, () => false),
           ctx.db.query('SELECT 1').then(() => true, () => false),
         ]);
+        const lag = redis ? await flusher.lag().catch(() => null) : null;
         const ok = redis && postgres;
-        return reply(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', redis, postgres }, ok ? undefined : { 'Retry-After': '1' });
+        return reply(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', redis, postgres, flusherLag: lag }, ok ? undefined : { 'Retry-After': '1' });
       },
     },
   ];

@@ -93,6 +93,8 @@ export class Flusher {
   /** Cycles never overlap: an entry read by one must be committed before another looks. */
   private queue: Promise<unknown> = Promise.resolve();
 
+  private lastLagLog = 0;
+
   constructor(
     private readonly db: Pool,
     private readonly redis: Redis,
@@ -100,7 +102,23 @@ export class Flusher {
     private readonly directory: Tenants,
     private readonly log: Logger,
     private readonly intervalMs = 50,
+    /** How long another consumer's unacknowledged entries wait before we take them over. */
+    private readonly claimIdleMs = 30_000,
   ) {}
+
+  /** Entries not yet in Postgres, and the age of the oldest (seconds), over every tenant. */
+  async lag(): Promise<{ entries: number; seconds: number }> {
+    let entries = 0;
+    let oldest = Infinity;
+    for (const t of this.tenants.length ? this.tenants : await this.directory.all()) {
+      const stream = this.keys.tenant(t.slot).stream;
+      const [len, first] = await Promise.all([this.redis.xlen(stream), this.redis.xrange(stream, '-', '+', 'COUNT', 1)]);
+      entries += len;
+      const id = first[0]?.[0];
+      if (id) oldest = Math.min(oldest, Number(id.split('-')[0]));
+    }
+    return { entries, seconds: oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000) };
+  }
 
   start(): void {
     this.stopped = false;
@@ -141,6 +159,12 @@ export class Flusher {
     await this.refreshTenants();
     let n = 0;
     for (const t of this.tenants) n += await this.flushTenant(t);
+    // A backlog is worth a line in the log, at most every 10 seconds.
+    if (Date.now() - this.lastLagLog > 10_000) {
+      this.lastLagLog = Date.now();
+      const lag = await this.lag();
+      if (lag.entries > 1000 || lag.seconds > 5) this.log.warn('flusher behind', lag);
+    }
     return n;
   }
 
@@ -188,7 +212,7 @@ export class Flusher {
 
   /** Take over entries another (dead) consumer read but never acknowledged. */
   private async claimStale(t: Tenant, stream: string): Promise<number> {
-    const [, entries] = (await this.redis.xautoclaim(stream, FLUSH_GROUP, this.consumer, 30_000, '0-0', 'COUNT', BATCH)) as [string, StreamEntry[]];
+    const [, entries] = (await this.redis.xautoclaim(stream, FLUSH_GROUP, this.consumer, this.claimIdleMs, '0-0', 'COUNT', BATCH)) as [string, StreamEntry[]];
     const live = entries.filter((e) => e[1] !== null);
     if (live.length === 0) return 0;
     this.pending.add(t.slot);

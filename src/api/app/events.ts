@@ -77,11 +77,14 @@ async function submitEvent(ctx: Ctx, req: Request) {
         [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks],
         [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
           cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
-          eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix],
+          eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix,
+          ctx.config.maxBacklog],
       )) as string[];
       switch (r[0]) {
         case 'STALE':
           return STALE;
+        case 'BACKLOG':
+          throw unavailable('Events are paused while the durable store catches up; retry shortly');
         case 'BLOCKED':
           throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}" for this event`);
         case 'TZ':
