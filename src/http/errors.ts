@@ -29,6 +29,8 @@ const UNAVAILABLE_MESSAGES =
 /** True when an error means Redis or Postgres cannot be reached right now. */
 export function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
+  // ioredis: a command cut off by a disconnect (its message names no connection).
+  if (err.name === 'MaxRetriesPerRequestError') return true;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || /^(08|57P0)/.test(code))) return true;
   return UNAVAILABLE_MESSAGES.test(err.message);
