@@ -37,6 +37,7 @@ export interface App {
   port: number;
   flusher: Flusher;
   scheduler: Scheduler;
+  readonly closed: boolean;
   close(): Promise<void>;
 }
 
@@ -108,6 +109,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     port,
     flusher,
     scheduler,
+    get closed() {
+      return closed;
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -1,4 +1,7 @@
 import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import Redis from 'ioredis';
 import { purgePrefix, startServer, TestServer } from './helpers/harness';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -85,4 +88,19 @@ t.test('an emptied Redis is rebuilt from Postgres and every read answers as befo
   t.equal(again.body.eventId, replayed.body.eventId);
   const next = await b.event('steps', { user: { id: 'u1' }, value: 1 });
   t.equal(next.body.total, (before['/v1/users/u1/metrics/steps'] as [number, { current: number }])[1].current + 1);
+
+  // `npm run restore` does the same on demand.
+  await b.drain();
+  await b.app.close();
+  await purgePrefix(REDIS_URL, a.prefix);
+  const cli = spawnSync(process.execPath, [path.resolve(__dirname, '../src/ops/restore-cli.js')], {
+    env: { ...process.env, DATABASE_SCHEMA: a.schema, REDIS_KEY_PREFIX: a.prefix, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+  });
+  t.equal(cli.status, 0, cli.stderr);
+  t.match(cli.stdout, /restored 4 users of \d+ tenants/);
+  const r = new Redis(REDIS_URL);
+  t.teardown(() => r.disconnect());
+  t.equal(await r.hget(`${a.prefix}{t0}:u:u1`, 'm1'), String(next.body.total));
+  t.ok(await r.exists(`${a.prefix}restored`), 'the marker tells servers not to rebuild again');
 });

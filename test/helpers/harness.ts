@@ -125,7 +125,7 @@ export async function startServer(t: Teardown, env: Record<string, string> = {})
       return call('POST', `/v1/metrics/${metric}/event`, { ...opts, body });
     },
     async drain() {
-      for (const a of deployments.get(schema) ?? [app]) await a.flusher.drain();
+      for (const a of deployments.get(schema) ?? [app]) if (!a.closed) await a.flusher.drain();
     },
   };
 }
