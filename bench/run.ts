@@ -1,24 +1,30 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { Client } from 'pg';
 import Redis from 'ioredis';
-import { purgeKeys } from '../src/redis/purge';
+import { Client } from 'pg';
 
 /**
- * `npm run bench`: events/s and latency of Laurel's event endpoint beside a
- * bare uWebSockets.js server, measured in the same run on the same machine.
- * Laurel is started as a child process with its own key prefix and schema
- * (removed afterwards), unless LAUREL_URL and LAUREL_ADMIN_KEY name a running one.
+ * `npm run bench`: Laurel under a realistic configuration and load, beside two
+ * baselines measured in the same run (bare uWebSockets.js; the same with one
+ * trivial Redis script call). A Redis of its own is started, so memory per
+ * user and per idempotency key is measured exactly. Writes bench/RESULTS.md.
  */
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const USERS = Number(process.env.BENCH_USERS ?? 10_000);
+const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const ROOT = path.resolve(__dirname, '../..');
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
+const ZONES = [
+  'Pacific/Pago_Pago', 'Pacific/Honolulu', 'America/Anchorage', 'America/Los_Angeles', 'America/Denver', 'America/Chicago',
+  'America/New_York', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/London', 'Europe/Berlin', 'Europe/Athens', 'Europe/Moscow',
+  'Asia/Dubai', 'Asia/Kolkata', 'Asia/Bangkok', 'Asia/Shanghai', 'Asia/Tokyo', 'Australia/Sydney', 'Pacific/Kiritimati',
+];
 
 interface Figures {
   name: string;
@@ -27,62 +33,128 @@ interface Figures {
   p99: number;
   p999: number;
   errors: number;
-  requests: number;
 }
 
-function startChild(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-    child.stdout!.once('data', (d: Buffer) => resolve({ child, port: Number(String(d).trim()) }));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
   });
 }
 
-async function waitHealthy(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not become healthy`);
+function child(args: string[], env: Record<string, string>, printsPort = false): Promise<{ proc: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(args[0]!, args.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', printsPort ? 'pipe' : 'ignore', 'inherit'] });
+    proc.once('error', reject);
+    if (printsPort) proc.stdout!.once('data', (d: Buffer) => resolve({ proc, port: Number(String(d).trim()) }));
+    else resolve({ proc, port: Number(env.PORT ?? 0) });
+  });
 }
 
-function load(name: string, url: string, headers: Record<string, string>, seconds = SECONDS): Promise<Figures> {
+async function until(what: string, fn: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await fn().catch(() => false))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+type Setup = (req: { headers?: Record<string, string> }) => { method?: string; path?: string; body?: string; headers?: Record<string, string> };
+
+function load(name: string, url: string, seconds: number, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; setup?: Setup }): Promise<Figures> {
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url,
-        method: 'POST',
+        method: opts.method ?? 'POST',
         connections: CONNECTIONS,
         duration: seconds,
-        headers: { 'content-type': 'application/json', ...headers },
-        requests: [
-          {
-            setupRequest: (req) => ({
-              ...req,
-              body: JSON.stringify({ user: { id: `user-${Math.floor(Math.random() * USERS)}` }, value: 1 }),
-            }),
-          },
-        ],
+        headers: { 'content-type': 'application/json', ...opts.headers },
+        requests: opts.setup ? [{ setupRequest: opts.setup as never }] : undefined,
       },
       (err, r) => {
         if (err) return reject(err);
         const lat = r.latency as unknown as Record<string, number>;
-        resolve({
-          name,
-          rps: r.requests.average,
-          p50: lat.p50!,
-          p99: lat.p99!,
-          p999: lat.p99_9 ?? lat.p99!,
-          errors: r.errors + r.timeouts + r.non2xx,
-          requests: r.requests.total,
-        });
+        resolve({ name, rps: r.requests.average, p50: lat.p50!, p99: lat.p99!, p999: lat.p99_9 ?? lat.p99!, errors: r.errors + r.timeouts + r.non2xx });
       },
     );
   });
+}
+
+async function api(base: string, key: string, method: string, p: string, body?: unknown): Promise<any> {
+  const r = await fetch(`${base}${p}`, { method, headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const out = await r.json();
+  if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(out)}`);
+  return out;
+}
+
+/** The configuration of issue 8: 3 metrics, XP and energy, 10 achievements, a daily streak, 3 boards. */
+async function seedConfig(base: string, key: string): Promise<void> {
+  const m = (await api(base, key, 'POST', '/admin/v1/metrics', [
+    { name: 'Lessons', key: 'lessons' }, { name: 'Words', key: 'words' }, { name: 'Minutes', key: 'minutes' },
+  ])).created as { id: string; key: string }[];
+  const id = (k: string) => m.find((x) => x.key === k)!.id;
+  const xp = (await api(base, key, 'POST', '/admin/v1/points', [{
+    name: 'XP', key: 'xp',
+    levels: [{ name: 'Bronze', key: 'bronze', points: 0 }, { name: 'Silver', key: 'silver', points: 100 }, { name: 'Gold', key: 'gold', points: 1000 }],
+    boosts: [{ name: 'Launch', start: '2020-01-01', multiplier: 1.5 }],
+    triggers: [
+      { type: 'metric', metricId: id('lessons'), metricThreshold: 1, points: 10, status: 'active' },
+      { type: 'metric', metricId: id('words'), metricThreshold: 100, points: 5, status: 'active' },
+      { type: 'metric', metricId: id('minutes'), metricThreshold: 10, points: 2, status: 'active' },
+      { type: 'metric', metricId: id('lessons'), metricThreshold: 10, points: 50, status: 'active' },
+    ],
+  }])).created[0];
+  await api(base, key, 'POST', '/admin/v1/points', [{
+    name: 'Energy', key: 'energy', triggers: [{ type: 'metric', metricId: id('minutes'), metricThreshold: 1, points: -1, status: 'active' }],
+  }]);
+  await api(base, key, 'POST', '/admin/v1/achievements', [
+    ...[1, 5, 10, 50, 100].map((v) => ({ key: `lessons-${v}`, name: `${v} lessons`, trigger: 'metric', metricId: id('lessons'), metricValue: v, status: 'active' })),
+    ...[1000, 10000].map((v) => ({ key: `words-${v}`, name: `${v} words`, trigger: 'metric', metricId: id('words'), metricValue: v, status: 'active' })),
+    ...[3, 7].map((v) => ({ key: `streak-${v}`, name: `${v}-day streak`, trigger: 'streak', streakLength: v, status: 'active' })),
+    { key: 'onboarded', name: 'Onboarded', trigger: 'api', status: 'active' },
+  ]);
+  await api(base, key, 'PUT', '/admin/v1/streak', {
+    enabled: true, frequency: 'daily', mode: 'any', metrics: [{ metricId: id('lessons'), threshold: 1 }, { metricId: id('minutes'), threshold: 10 }],
+  });
+  const monday = new Date();
+  monday.setUTCDate(monday.getUTCDate() - ((monday.getUTCDay() + 6) % 7));
+  await api(base, key, 'POST', '/admin/v1/leaderboards', [
+    { key: 'all-time', name: 'All time', rankBy: 'metric', metricId: id('lessons'), start: '2020-01-01', status: 'active' },
+    { key: 'weekly-xp', name: 'Weekly XP', rankBy: 'points', pointsSystemId: xp.id, start: monday.toISOString().slice(0, 10), runUnit: 'day', runInterval: 7, status: 'active' },
+    { key: 'streaks', name: 'Streaks', rankBy: 'streak', start: '2020-01-01', status: 'active' },
+  ]);
+}
+
+/** Create the users, 64 requests in flight. */
+async function seedUsers(base: string, key: string): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < USERS; i = next++) {
+      await api(base, key, 'POST', '/v1/users', { id: `user-${i}`, tz: ZONES[i % ZONES.length] });
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, worker));
+}
+
+/** Average MEMORY USAGE of the keys matching a pattern, and their count. */
+async function memoryOf(redis: Redis, pattern: string): Promise<{ bytes: number; keys: number }> {
+  let cursor = '0';
+  let bytes = 0;
+  let keys = 0;
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 2000);
+    cursor = next;
+    if (!found.length) continue;
+    const sizes = await redis.pipeline(found.map((k) => ['memory', 'usage', k, 'SAMPLES', '0'])).exec();
+    for (const [, v] of sizes ?? []) bytes += Number(v ?? 0);
+    keys += found.length;
+  } while (cursor !== '0');
+  return { bytes, keys };
 }
 
 async function main(): Promise<void> {
@@ -90,74 +162,133 @@ async function main(): Promise<void> {
   const id = randomBytes(4).toString('hex');
   const prefix = `bench-${id}:`;
   const schema = `bench_${id}`;
-  let laurelUrl = process.env.LAUREL_URL;
-  let adminKey = process.env.LAUREL_ADMIN_KEY;
+  const adminKey = `admin_bench.${randomBytes(16).toString('hex')}`;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'laurel-bench-'));
   try {
-    if (!laurelUrl || !adminKey) {
-      adminKey = `admin_bench.${randomBytes(16).toString('hex')}`;
-      const port = 20000 + Math.floor(Math.random() * 20000);
-      const child = spawn(process.execPath, ['dist/src/main.js'], {
-        cwd: ROOT,
-        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_KEY_PREFIX: prefix, DATABASE_SCHEMA: schema, ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn' },
-        stdio: 'inherit',
-      });
-      children.push(child);
-      laurelUrl = `http://127.0.0.1:${port}`;
-    }
-    await waitHealthy(laurelUrl);
-    const metricKey = `bench-${id}`;
-    const res = await fetch(`${laurelUrl}/admin/v1/metrics`, {
-      method: 'POST',
-      headers: { 'X-API-KEY': adminKey, 'Content-Type': 'application/json' },
-      body: JSON.stringify([{ name: 'Bench', key: metricKey }]),
-    });
-    if (res.status !== 201) throw new Error(`could not create the bench metric: ${res.status} ${await res.text()}`);
+    const redisPort = await freePort();
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    children.push((await child(['redis-server', '--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {})).proc);
+    const redis = new Redis(redisUrl);
+    redis.on('error', () => undefined); // until it is up
+    await until('redis', async () => (await redis.ping()) === 'PONG');
 
-    const baseline = await startChild(['dist/bench/baseline-server.js'], { PORT: '0' });
-    children.push(baseline.child);
+    const port = await freePort();
+    children.push((await child([process.execPath, 'dist/src/main.js'], {
+      PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, DATABASE_SCHEMA: schema, ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn',
+    })).proc);
+    const base = `http://127.0.0.1:${port}`;
+    await until('laurel', async () => (await fetch(`${base}/healthz`)).ok);
 
-    process.stderr.write(`bench: ${SECONDS}s per target, ${CONNECTIONS} connections, ${USERS} users\n`);
-    const targets: [string, string, Record<string, string>][] = [
-      ['bare uWebSockets.js (parse + answer)', `http://127.0.0.1:${baseline.port}/event`, {}],
-      ['Laurel POST /v1/metrics/{key}/event', `${laurelUrl}/v1/metrics/${metricKey}/event`, { 'X-API-KEY': adminKey }],
-    ];
+    process.stderr.write(`bench: seeding the configuration and ${USERS} users in ${ZONES.length} zones\n`);
+    await seedConfig(base, adminKey);
+    await seedUsers(base, adminKey);
+    await until('the seed to reach postgres', async () => (await (await fetch(`${base}/readyz`)).json() as { flusherLag: { entries: number } }).flusherLag.entries === 0, 120_000);
+    const users = await memoryOf(redis, `${prefix}*:u:*`);
+
+    const bare = await child([process.execPath, 'dist/bench/baseline-server.js'], { PORT: '0' }, true);
+    children.push(bare.proc);
+    const trivial = await child([process.execPath, 'dist/bench/trivial-script-server.js'], { PORT: '0', REDIS_URL: redisUrl }, true);
+    children.push(trivial.proc);
+
+    // Events: random users and metrics; half idempotent, 5% of those replays.
+    const metrics = ['lessons', 'words', 'minutes'];
+    const used: string[] = [];
+    let n = 0;
+    const eventBody = () => {
+      const u = Math.floor(Math.random() * USERS);
+      return JSON.stringify({ user: { id: `user-${u}` }, value: 1 + Math.floor(Math.random() * 20) });
+    };
+    const eventSetup: Setup = (req) => {
+      const headers: Record<string, string> = { ...req.headers, 'content-type': 'application/json', 'x-api-key': adminKey };
+      if (Math.random() < 0.5) {
+        const replay = used.length > 0 && Math.random() < 0.05;
+        headers['idempotency-key'] = replay ? used[Math.floor(Math.random() * used.length)]! : `k-${id}-${n++}`;
+        if (!replay && used.length < 100_000) used.push(headers['idempotency-key']);
+      }
+      return { method: 'POST', path: `/v1/metrics/${metrics[Math.floor(Math.random() * 3)]}/event`, body: eventBody(), headers };
+    };
+    const plain: Setup = (req) => ({ method: 'POST', path: '/event', body: eventBody(), headers: { ...req.headers, 'content-type': 'application/json' } });
+
     const results: Figures[] = [];
-    for (const [name, url, headers] of targets) {
-      await load(name, url, headers, 2); // warm-up (JIT, connections), not counted
-      results.push(await load(name, url, headers));
+    process.stderr.write(`bench: ${SECONDS} s per target, ${CONNECTIONS} connections (after a 3 s warm-up each)\n`);
+    for (const [name, url, setup] of [
+      ['bare uWebSockets.js (parse + answer)', `http://127.0.0.1:${bare.port}`, plain],
+      ['uWebSockets.js + one trivial script call', `http://127.0.0.1:${trivial.port}`, plain],
+      ['Laurel POST /v1/metrics/{key}/event', base, eventSetup],
+    ] as const) {
+      await load(name, url, 3, { setup });
+      if (url === base) await redis.config('RESETSTAT'); // count Laurel's script calls only
+      results.push(await load(name, url, SECONDS, { setup }));
     }
+    // Redis's own time per event script call (where a single-threaded Redis caps throughput).
+    const stats = String(await redis.info('commandstats'));
+    const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
+    const lag = ((await (await fetch(`${base}/readyz`)).json()) as { flusherLag: { entries: number; seconds: number } }).flusherLag;
+    const idem = await memoryOf(redis, `${prefix}*:i:*`);
+    const stored = (await redis.pipeline((await scanAll(redis, `${prefix}*:i:*`)).map((k) => ['scard', k])).exec())?.reduce((s, [, v]) => s + Number(v), 0) ?? 0;
 
-    const base = results[0]!;
+    // Reads, against the trivial-script baseline.
+    const readSetup = (p: () => string): Setup => (req) => ({ method: 'GET', path: p(), headers: { ...req.headers, 'x-api-key': adminKey } });
+    const reads: Figures[] = [];
+    for (const [name, setup] of [
+      ['Laurel GET /v1/users/{id}/points/xp', readSetup(() => `/v1/users/user-${Math.floor(Math.random() * USERS)}/points/xp?awards=1`)],
+      ['Laurel GET /v1/leaderboards/all-time (top 10)', readSetup(() => '/v1/leaderboards/all-time?limit=10')],
+    ] as const) {
+      await load(name, base, 2, { method: 'GET', setup });
+      reads.push(await load(name, base, READ_SECONDS, { method: 'GET', setup }));
+    }
+    const trivialRead = await load('uWebSockets.js + one trivial script call (GET)', `http://127.0.0.1:${trivial.port}`, READ_SECONDS, { method: 'GET' });
+
+    const [bareF, trivialF, laurel] = results as [Figures, Figures, Figures];
+    const row = (r: Figures, vs: Figures[]) =>
+      `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} | ${vs.map((v) => (r.rps / v.rps).toFixed(2)).join(' / ')} |`;
     const lines = [
-      `| target | events/s | p50 ms | p99 ms | p99.9 ms | errors | ratio to bare |`,
+      `| target | req/s | p50 ms | p99 ms | p99.9 ms | errors | ratio to bare / trivial script |`,
       `| --- | ---: | ---: | ---: | ---: | ---: | ---: |`,
-      ...results.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} | ${(r.rps / base.rps).toFixed(2)} |`),
+      row(bareF, [bareF, trivialF]),
+      row(trivialF, [bareF, trivialF]),
+      row(laurel, [bareF, trivialF]),
+      row(trivialRead, [bareF, trivialRead]),
+      ...reads.map((r) => row(r, [bareF, trivialRead])),
+      ``,
+      `| measure | value |`,
+      `| --- | ---: |`,
+      `| Redis memory per user (${users.keys} user hashes, after the load) | ${Math.round(users.bytes / Math.max(1, users.keys))} bytes |`,
+      `| Redis memory per stored idempotency key (${stored} keys in ${idem.keys} buckets) | ${(idem.bytes / Math.max(1, stored)).toFixed(1)} bytes |`,
+      `| flusher lag right after the load | ${lag.entries} entries, ${lag.seconds.toFixed(2)} s |`,
+      `| Redis time per script call during the event load | ${evalsha ? `${evalsha[3]} µs (${evalsha[1]} calls)` : 'n/a'} |`,
     ];
     const report = [
-      `# Benchmark results`,
-      ``,
-      `${new Date().toISOString()}: ${SECONDS} s per target, ${CONNECTIONS} connections, random users out of ${USERS}, load generated by autocannon on the same machine.`,
-      ``,
+      '# Benchmark results',
+      '',
+      `${new Date().toISOString()}. One tenant configured as in issue 8 (3 metrics, XP with 4 metric triggers, 3 levels and a boost, energy with a negative trigger, 10 achievements, a daily streak on 2 metrics, a perpetual metric board, a weekly points board and a streak board) and ${USERS} users in ${ZONES.length} zones. Events: random users and metrics, half with an Idempotency-Key, 5% of those replays; ${SECONDS} s at ${CONNECTIONS} connections after a warm-up, generated by autocannon on the same 2-core machine. Reads: ${READ_SECONDS} s each; the read ratio's second figure is against the trivial-script baseline under GET.`,
+      '',
       ...lines,
-      ``,
+      '',
     ].join('\n');
     process.stdout.write(`\n${lines.join('\n')}\n`);
     writeFileSync(path.join(ROOT, 'bench/RESULTS.md'), report);
+    redis.disconnect();
   } finally {
-    for (const c of children) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1500));
-    if (!process.env.LAUREL_URL) await cleanup(prefix, schema);
+    for (const c of children.reverse()) c.kill('SIGTERM');
+    await sleep(1500);
+    const db = new Client({ connectionString: DATABASE_URL });
+    await db.connect();
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.end();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function cleanup(prefix: string, schema: string): Promise<void> {
-  const db = new Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await db.end();
-  const r = new Redis(REDIS_URL);
-  await purgeKeys(r, `${prefix}*`);
-  r.disconnect();
+async function scanAll(redis: Redis, pattern: string): Promise<string[]> {
+  const out: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 2000);
+    out.push(...found);
+    cursor = next;
+  } while (cursor !== '0');
+  return out;
 }
 
 main().catch((err) => {

@@ -34,6 +34,7 @@ end
 local function stk_load(user, f)
   local st = { cur = -1, len = 0, started = -1, lp = -1, settled = -1, ext = 0, lost = 0, sums = {}, ls = -1 }
   local raw = redis.call('HGET', user, 'S' .. f)
+  st.raw = raw
   if raw then
     local p = {}
     for x in string.gmatch(raw .. '|', '([^|]*)|') do p[#p + 1] = x end
@@ -48,8 +49,13 @@ end
 local function stk_save(user, f, st)
   local sums = {}
   for k, v in pairs(st.sums) do sums[#sums + 1] = k .. '=' .. fmt_total(v) end
-  uset(user, 'S' .. f, table.concat({ st.cur, st.len, st.started, st.lp, st.settled,
-    string.format('%d', st.ext), st.lost, table.concat(sums, ';'), st.ls }, '|'))
+  local packed = table.concat({ st.cur, st.len, st.started, st.lp, st.settled,
+    string.format('%d', st.ext), st.lost, table.concat(sums, ';'), st.ls }, '|')
+  -- Most events change nothing here (another metric, already extended): skip the write.
+  if packed ~= st.raw then
+    uset(user, 'S' .. f, packed)
+    st.raw = packed
+  end
 end
 
 -- S: one evaluation: user key, now, today (day index), config (program.sk),
