@@ -1,4 +1,5 @@
 import uWS from 'uWebSockets.js';
+import { readBody } from './uws-body';
 
 /**
  * The floor to compare Laurel with: bare uWebSockets.js reading a JSON body,
@@ -7,20 +8,15 @@ import uWS from 'uWebSockets.js';
 const port = Number(process.env.PORT ?? 0);
 uWS
   .App()
-  .post('/*', (res) => {
-    let aborted = false;
-    res.onAborted(() => (aborted = true));
-    const chunks: Buffer[] = [];
-    res.onData((chunk, last) => {
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (!last) return;
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { value: number };
-      if (aborted) return;
+  .post('/*', (res) =>
+    readBody(res, (raw, aborted) => {
+      const body = JSON.parse(raw) as { value: number };
+      if (aborted()) return;
       res.cork(() => {
         res.writeStatus('201 Created').writeHeader('Content-Type', 'application/json').end(JSON.stringify({ total: body.value }));
       });
-    });
-  })
+    }),
+  )
   .listen('127.0.0.1', port, (sock) => {
     if (!sock) process.exit(1);
     process.stdout.write(`${uWS.us_socket_local_port(sock)}\n`);

@@ -1,5 +1,6 @@
 import uWS from 'uWebSockets.js';
 import Redis from 'ioredis';
+import { readBody } from './uws-body';
 
 /**
  * The second baseline: bare uWebSockets.js that parses the body and makes one
@@ -13,21 +14,15 @@ const call = (redis as unknown as { trivial: (k: string) => Promise<number> }).t
 
 uWS
   .App()
-  .any('/*', (res) => {
-    let aborted = false;
-    res.onAborted(() => (aborted = true));
-    const chunks: Buffer[] = [];
-    res.onData((chunk, last) => {
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (!last) return;
-      const raw = Buffer.concat(chunks).toString('utf8');
+  .any('/*', (res) =>
+    readBody(res, (raw, aborted) => {
       const body = raw ? (JSON.parse(raw) as { user?: { id: string } }) : {};
       call(`bench:trivial:${body.user?.id ?? ''}`).then((n) => {
-        if (aborted) return;
+        if (aborted()) return;
         res.cork(() => res.writeStatus('201 Created').writeHeader('Content-Type', 'application/json').end(JSON.stringify({ n })));
       });
-    });
-  })
+    }),
+  )
   .listen('127.0.0.1', port, (sock) => {
     if (!sock) process.exit(1);
     process.stdout.write(`${uWS.us_socket_local_port(sock)}\n`);

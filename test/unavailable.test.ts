@@ -34,13 +34,19 @@ t.test('503 with Retry-After while Redis is unreachable, and recovery', async (t
   t.equal((await s.call('GET', '/v1/users/u/metrics/m')).body.current, 2, 'the refused event was not applied');
 });
 
-t.test('503 while Postgres is unreachable; events keep flowing', async (t) => {
+/** A server whose Postgres connection runs through a relay the test can cut. */
+async function behindPgRelay(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}) {
   const relay = new Relay(pgPort);
   const port = await relay.start();
   const url = new URL(pgUrl);
   url.port = String(port);
   t.teardown(() => relay.cut());
-  const s = await startServer(t, { DATABASE_URL: url.toString() });
+  const s = await startServer(t, { DATABASE_URL: url.toString(), ...env });
+  return { relay, s };
+}
+
+t.test('503 while Postgres is unreachable; events keep flowing', async (t) => {
+  const { relay, s } = await behindPgRelay(t);
   await s.metrics(['m']);
   t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
 
@@ -57,12 +63,7 @@ t.test('503 while Postgres is unreachable; events keep flowing', async (t) => {
 });
 
 t.test('past the backlog limit events get 503, and flow again once Postgres catches up', async (t) => {
-  const relay = new Relay(pgPort);
-  const port = await relay.start();
-  const url = new URL(pgUrl);
-  url.port = String(port);
-  t.teardown(() => relay.cut());
-  const s = await startServer(t, { DATABASE_URL: url.toString(), MAX_BACKLOG: '3' });
+  const { relay, s } = await behindPgRelay(t, { MAX_BACKLOG: '3' });
   await s.metrics(['m']);
   await relay.cut();
   const statuses: number[] = [];
