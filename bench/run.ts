@@ -14,6 +14,7 @@ import { Client } from 'pg';
  * trivial Redis script call). A Redis of its own is started, so memory per
  * user and per idempotency key is measured exactly. Writes bench/RESULTS.md.
  */
+// BENCH_RESULTS names another file for exploratory runs (bench/RESULTS.md keeps the full-size one).
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -222,7 +223,7 @@ async function main(): Promise<void> {
     }
     // Redis's own time per event script call (where a single-threaded Redis caps throughput).
     const stats = String(await redis.info('commandstats'));
-    const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
+    const evalsha = /cmdstat_fcall:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
     const lag = ((await (await fetch(`${base}/readyz`)).json()) as { flusherLag: { entries: number; seconds: number } }).flusherLag;
     const idem = await memoryOf(redis, `${prefix}*:i:*`);
     const stored = (await redis.pipeline((await scanAll(redis, `${prefix}*:i:*`)).map((k) => ['scard', k])).exec())?.reduce((s, [, v]) => s + Number(v), 0) ?? 0;
@@ -267,7 +268,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n');
     process.stdout.write(`\n${lines.join('\n')}\n`);
-    writeFileSync(path.join(ROOT, 'bench/RESULTS.md'), report);
+    writeFileSync(process.env.BENCH_RESULTS || path.join(ROOT, 'bench/RESULTS.md'), report);
     redis.disconnect();
   } finally {
     for (const c of children.reverse()) c.kill('SIGTERM');

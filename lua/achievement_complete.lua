@@ -15,7 +15,7 @@ local at = redis.call('HGET', user, 'a' .. slot)
 if at then return {'DONE', at} end
 
 local patch = cjson.decode(ARGV[4])
-local P = pts_new(user, patch, {}, ARGV[7], cjson.decode(ARGV[5]), cjson.decode(ARGV[6]))
+local P = pts_new(user, patch, {}, ARGV[7], program(ARGV[5]), cjson.decode(ARGV[6]))
 if not pts_filters_ok(P, cjson.decode(ARGV[11]), false) then return {'FILTERED'} end
 if redis.call('HEXISTS', user, 'c') == 0 and not pts_created(P) then
   return {'BLOCKED', tostring(P.blocked)}

@@ -38,7 +38,7 @@ if effective ~= zone then return {'TZ', effective} end
 local record = cjson.decode(ARGV[8])
 local prev = tonumber(redis.call('HGET', user, total_field) or '0')
 local total = fmt_total(prev + tonumber(value))
-local P = pts_new(user, patch, record['a'] ~= cjson.null and record['a'] or {}, ARGV[11], cjson.decode(ARGV[9]), cjson.decode(ARGV[10]))
+local P = pts_new(user, patch, record['a'] ~= cjson.null and record['a'] or {}, ARGV[11], program(ARGV[9]), cjson.decode(ARGV[10]))
 local is_new = redis.call('HEXISTS', user, 'c') == 0
 if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) then
   return {'BLOCKED', tostring(P.blocked)}

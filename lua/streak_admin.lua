@@ -19,7 +19,7 @@ if op == 'pauses' then
 end
 local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
 local idx = { d = tonumber(d), w = tonumber(w), m = tonumber(m) }
-local S = stk_new(user, cjson.decode(ARGV[4]).sk, ARGV[2], idx.d)
+local S = stk_new(user, program(ARGV[4]).sk, ARGV[2], idx.d)
 local st = stk_run(S, idx, nil, 0)
 local reply = 'OK'
 if op == 'freeze' then

@@ -12,7 +12,7 @@ if not created then
   redis.call('ZREM', due, id)
   return {'OK', '{}'}
 end
-local P = pts_new(user, {}, {}, ARGV[6], cjson.decode(ARGV[4]), cjson.decode(ARGV[5]))
+local P = pts_new(user, {}, {}, ARGV[6], program(ARGV[4]), cjson.decode(ARGV[5]))
 local next_due = pts_time(P, tonumber(created), now)
 local points = pts_commit(P)
 if next_due then redis.call('ZADD', due, next_due, id) else redis.call('ZREM', due, id) end

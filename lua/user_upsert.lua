@@ -12,7 +12,7 @@ if config_is_stale(cfg, ver) then return {'STALE'} end
 if mode == 'update' and redis.call('EXISTS', user) == 0 then return {'NOTFOUND'} end
 
 local patch = cjson.decode(ARGV[5])
-local P = pts_new(user, patch, {}, ARGV[8], cjson.decode(ARGV[6]), cjson.decode(ARGV[7]))
+local P = pts_new(user, patch, {}, ARGV[8], program(ARGV[6]), cjson.decode(ARGV[7]))
 if redis.call('HEXISTS', user, 'c') == 0 and not pts_created(P) then
   return {'BLOCKED', tostring(P.blocked)}
 end

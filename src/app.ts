@@ -56,6 +56,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
 
   const keys = new Keys(config.keyPrefix);
   const scripts = new Scripts(redis);
+  await scripts.load();
   const tenants = new Tenants(db, clock);
   const auth = new Authenticator(db, config.adminApiKey, clock);
   const configs = new TenantConfigs(db, redis, scripts, keys, log);

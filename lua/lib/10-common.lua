@@ -12,6 +12,27 @@ end
 -- Redis can be rebuilt from there (src/store/restore.ts). Numbers are stored
 -- as the same text everywhere.
 local CHANGED, CHANGED_N = {}, 0
+
+-- The scripts run as one Redis Functions library whose locals outlive a
+-- call: each function starts by clearing the per-call state.
+local function begin_call()
+  CHANGED, CHANGED_N = {}, 0
+end
+
+-- Programs (compiled config, see src/domain/points.ts) are decoded once per
+-- distinct text, not once per event: the library keeps them between calls.
+-- They are never modified. The cache is dropped whole when it grows large.
+local PROGRAMS, PROGRAMS_N = {}, 0
+local function program(text)
+  local p = PROGRAMS[text]
+  if p == nil then
+    if PROGRAMS_N >= 256 then PROGRAMS, PROGRAMS_N = {}, 0 end
+    p = cjson.decode(text)
+    PROGRAMS[text] = p
+    PROGRAMS_N = PROGRAMS_N + 1
+  end
+  return p
+end
 local function uset(user_key, field, value)
   if type(value) == 'number' then value = fmt_total(value) end
   redis.call('HSET', user_key, field, value)

@@ -23,7 +23,9 @@ async function main(): Promise<void> {
   const redis = createRedis(config.redisUrl, log, 'laurel-restore');
   await redis.connect();
   const keys = new Keys(config.keyPrefix);
-  const r = await restore({ db, redis, keys, tenants: new Tenants(db, systemClock), configs: new TenantConfigs(db, redis, new Scripts(redis), keys, log), log });
+  const scripts = new Scripts(redis);
+  await scripts.load();
+  const r = await restore({ db, redis, keys, tenants: new Tenants(db, systemClock), configs: new TenantConfigs(db, redis, scripts, keys, log), log });
   await redis.set(`${keys.prefix}restored`, new Date().toISOString());
   process.stdout.write(`restored ${r.users} users of ${r.tenants} tenants\n`);
   await redis.quit();

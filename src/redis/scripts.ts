@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type Redis from 'ioredis';
@@ -19,30 +20,58 @@ const SCRIPTS = {
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;
 
-/** Shared helpers (lua/lib) are prepended to every script, so each is written once. */
-export function scriptSource(name: ScriptName): string {
+/**
+ * All scripts as one Redis Functions library: the shared helpers (lua/lib)
+ * once, then each script as a function. Library and function names carry a
+ * hash of the code, so two versions of Laurel can run side by side during a
+ * deploy, and a changed script is never confused with an old one.
+ */
+export function librarySource(): { name: string; code: string; fn: (s: ScriptName) => string } {
   const libDir = path.join(LUA_DIR, 'lib');
   const lib = readdirSync(libDir)
     .filter((f) => f.endsWith('.lua'))
     .sort()
     .map((f) => readFileSync(path.join(libDir, f), 'utf8'))
     .join('\n');
-  return `${lib}\n${readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8')}`;
+  const bodies = (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, readFileSync(path.join(LUA_DIR, `${n}.lua`), 'utf8')] as const);
+  const hash = createHash('sha1').update(lib).update(bodies.map((b) => b.join('\n')).join('\n')).digest('hex').slice(0, 12);
+  const fn = (s: ScriptName) => `laurel_${s}_${hash}`;
+  const code = [
+    `#!lua name=laurel_${hash}`,
+    lib,
+    // Each script body becomes a function of (KEYS, ARGV), so it reads as a plain script.
+    ...bodies.map(([n, body]) => `redis.register_function('${fn(n)}', function(KEYS, ARGV)\nbegin_call()\n${body}\nend)`),
+  ].join('\n');
+  return { name: `laurel_${hash}`, code, fn };
 }
 
-/**
- * Typed access to the scripts. ioredis sends EVALSHA and falls back to EVAL
- * once when Redis does not know the script yet.
- */
+/** Typed access to the scripts: FCALL, loading the library first when Redis lacks it. */
 export class Scripts {
-  constructor(private readonly redis: Redis) {
-    for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
-      redis.defineCommand(`laurel_${name}`, { numberOfKeys: SCRIPTS[name], lua: scriptSource(name) });
-    }
+  private readonly lib = librarySource();
+  private loaded: Promise<void> | null = null;
+
+  constructor(private readonly redis: Redis) {}
+
+  /** Load the library (idempotent; REPLACE keeps a reload harmless). */
+  load(): Promise<void> {
+    this.loaded ??= this.redis
+      .call('FUNCTION', 'LOAD', 'REPLACE', this.lib.code)
+      .then(() => undefined)
+      .finally(() => {
+        this.loaded = null;
+      });
+    return this.loaded;
   }
 
-  run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const fn = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[`laurel_${name}`]!;
-    return fn.call(this.redis, ...keys, ...args);
+  async run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const fcall = () => this.redis.call('FCALL', this.lib.fn(name), keys.length, ...keys, ...args);
+    try {
+      return await fcall();
+    } catch (err) {
+      // A Redis restarted without persistence, or emptied with FUNCTION FLUSH.
+      if (!/Function not found/i.test((err as Error).message)) throw err;
+      await this.load();
+      return fcall();
+    }
   }
 }
