@@ -82,11 +82,10 @@ export async function startServer(t: Teardown, env: Record<string, string> = {})
   deployments.set(schema, [...(deployments.get(schema) ?? []), app]);
   t.teardown(async () => {
     await app.close();
-    if (!owner) return;
-    for (const f of followers.get(schema) ?? []) await f.close();
-    // Clean up over the direct addresses (a test may have pointed the app through a relay).
-    await dropSchema(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel', schema);
-    await purgePrefix(process.env.REDIS_URL || 'redis://127.0.0.1:6379', prefix);
+    if (owner) for (const f of followers.get(schema) ?? []) await f.close();
+    // Clean up what this server created, over the direct addresses (a test may have used a relay).
+    if (owner) await dropSchema(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel', schema);
+    if (!env.REDIS_KEY_PREFIX) await purgePrefix(process.env.REDIS_URL || 'redis://127.0.0.1:6379', prefix);
   });
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Res> => {
