@@ -26,6 +26,8 @@ export interface Config {
   maxBacklog: number;
   /** How long a dead process's unflushed records wait before another flusher takes them. */
   flushClaimMs: number;
+  /** Server processes sharing the port. */
+  workers: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -33,6 +35,7 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/laurel';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intVar(env, 'PORT', 8080, 0, 65535);
+  if (intVar(env, 'WORKERS', 1, 1, 64) > 1 && port === 0) throw new Error('WORKERS above 1 needs a fixed PORT (the workers share it)');
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be one of debug, info, warn, error, silent (got "${logLevel}")`);
   const schema = env.DATABASE_SCHEMA ?? 'public';
@@ -53,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schedulerIntervalMs: intVar(env, 'SCHEDULER_INTERVAL_MS', 1000, 50, 3_600_000),
     maxBacklog: intVar(env, 'MAX_BACKLOG', 1_000_000, 1, 1_000_000_000),
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
+    workers: intVar(env, 'WORKERS', 1, 1, 64),
   };
 }
 

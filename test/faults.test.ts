@@ -1,7 +1,6 @@
 import t from 'tap';
-import { spawn, ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -9,44 +8,11 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { purgePrefix, startServer } from './helpers/harness';
 import { Relay } from './helpers/proxy';
+import { freePort, spawnServer, until } from './helpers/process';
 
-const ROOT = path.resolve(__dirname, '../..');
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(what: string, fn: () => Promise<T | null | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-/** A Laurel server as a real child process. */
-async function spawnServer(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exit: Promise<number | null> }> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['dist/src/main.js'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', SCHEDULER_INTERVAL_MS: '3600000', FLUSH_CLAIM_MS: '300', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exit = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  await until('the server to answer', async () => (await fetch(`${url}/healthz`)).ok);
-  return { proc, url, exit };
-}
 
 /**
  * A client that sends `n` events of value 1 for one user, each with its own

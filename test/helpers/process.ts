@@ -1,0 +1,40 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Poll until `fn` gives something truthy (errors count as not yet). */
+export async function until<T>(what: string, fn: () => Promise<T | null | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => null);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** A Laurel server as a real child process (`npm start` minus the build). */
+export async function spawnServer(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exit: Promise<number | null> }> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, ['dist/src/main.js'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', SCHEDULER_INTERVAL_MS: '3600000', FLUSH_CLAIM_MS: '300', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exit = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  await until('the server to answer', async () => (await fetch(`${url}/healthz`)).ok);
+  return { proc, url, exit };
+}
