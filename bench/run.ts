@@ -173,12 +173,20 @@ async function main(): Promise<void> {
     redis.on('error', () => undefined); // until it is up
     await until('redis', async () => (await redis.ping()) === 'PONG');
 
-    const port = await freePort();
-    children.push((await child([process.execPath, 'dist/src/main.js'], {
-      PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, DATABASE_SCHEMA: schema, ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn',
-    })).proc);
-    const base = `http://127.0.0.1:${port}`;
-    await until('laurel', async () => (await fetch(`${base}/healthz`)).ok);
+    /** Laurel with its own schema and prefix on the bench's Redis, with `workers` processes. */
+    const laurel = async (workers: number) => {
+      const port = await freePort();
+      const proc = (await child([process.execPath, 'dist/src/main.js'], {
+        PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, DATABASE_SCHEMA: schema,
+        ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn', WORKERS: String(workers),
+      })).proc;
+      children.push(proc);
+      const url = `http://127.0.0.1:${port}`;
+      await until('laurel', async () => (await fetch(`${url}/healthz`)).ok);
+      return { proc, url };
+    };
+    const single = await laurel(1);
+    const base = single.url;
 
     process.stderr.write(`bench: seeding the configuration and ${USERS} users in ${ZONES.length} zones\n`);
     await seedConfig(base, adminKey);
@@ -224,7 +232,15 @@ async function main(): Promise<void> {
     // Redis's own time per event script call (where a single-threaded Redis caps throughput).
     const stats = String(await redis.info('commandstats'));
     const evalsha = /cmdstat_fcall:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
-    const lag = ((await (await fetch(`${base}/readyz`)).json()) as { flusherLag: { entries: number; seconds: number } }).flusherLag;
+    // Scaling past one core: the same load on two worker processes, once the
+    // first run's backlog is in Postgres (so the second does not inherit it).
+    await until('the backlog to drain', async () => (await (await fetch(`${base}/readyz`)).json() as { flusherLag: { entries: number } }).flusherLag.entries === 0, 300_000);
+    single.proc.kill('SIGTERM');
+    await new Promise((r) => single.proc.once('exit', r));
+    const two = await laurel(2);
+    await load('Laurel (2 workers)', two.url, 3, { setup: eventSetup });
+    const twoF = await load('Laurel POST /v1/metrics/{key}/event, WORKERS=2', two.url, SECONDS, { setup: eventSetup });
+    const lag = ((await (await fetch(`${two.url}/readyz`)).json()) as { flusherLag: { entries: number; seconds: number } }).flusherLag;
     const idem = await memoryOf(redis, `${prefix}*:i:*`);
     const stored = (await redis.pipeline((await scanAll(redis, `${prefix}*:i:*`)).map((k) => ['scard', k])).exec())?.reduce((s, [, v]) => s + Number(v), 0) ?? 0;
 
@@ -232,15 +248,15 @@ async function main(): Promise<void> {
     const readSetup = (p: () => string): Setup => (req) => ({ method: 'GET', path: p(), headers: { ...req.headers, 'x-api-key': adminKey } });
     const reads: Figures[] = [];
     for (const [name, setup] of [
-      ['Laurel GET /v1/users/{id}/points/xp', readSetup(() => `/v1/users/user-${Math.floor(Math.random() * USERS)}/points/xp?awards=1`)],
-      ['Laurel GET /v1/leaderboards/all-time (top 10)', readSetup(() => '/v1/leaderboards/all-time?limit=10')],
+      ['Laurel GET /v1/users/{id}/points/xp (WORKERS=2)', readSetup(() => `/v1/users/user-${Math.floor(Math.random() * USERS)}/points/xp?awards=1`)],
+      ['Laurel GET /v1/leaderboards/all-time (top 10) (WORKERS=2)', readSetup(() => '/v1/leaderboards/all-time?limit=10')],
     ] as const) {
-      await load(name, base, 2, { method: 'GET', setup });
-      reads.push(await load(name, base, READ_SECONDS, { method: 'GET', setup }));
+      await load(name, two.url, 2, { method: 'GET', setup });
+      reads.push(await load(name, two.url, READ_SECONDS, { method: 'GET', setup }));
     }
     const trivialRead = await load('uWebSockets.js + one trivial script call (GET)', `http://127.0.0.1:${trivial.port}`, READ_SECONDS, { method: 'GET' });
 
-    const [bareF, trivialF, laurel] = results as [Figures, Figures, Figures];
+    const [bareF, trivialF, laurelF] = results as [Figures, Figures, Figures];
     const row = (r: Figures, vs: Figures[]) =>
       `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} | ${vs.map((v) => (r.rps / v.rps).toFixed(2)).join(' / ')} |`;
     const lines = [
@@ -248,7 +264,8 @@ async function main(): Promise<void> {
       `| --- | ---: | ---: | ---: | ---: | ---: | ---: |`,
       row(bareF, [bareF, trivialF]),
       row(trivialF, [bareF, trivialF]),
-      row(laurel, [bareF, trivialF]),
+      row(laurelF, [bareF, trivialF]),
+      row(twoF, [bareF, trivialF]),
       row(trivialRead, [bareF, trivialRead]),
       ...reads.map((r) => row(r, [bareF, trivialRead])),
       ``,
@@ -256,6 +273,7 @@ async function main(): Promise<void> {
       `| --- | ---: |`,
       `| Redis memory per user (${users.keys} user hashes, after the load) | ${Math.round(users.bytes / Math.max(1, users.keys))} bytes |`,
       `| Redis memory per stored idempotency key (${stored} keys in ${idem.keys} buckets) | ${(idem.bytes / Math.max(1, stored)).toFixed(1)} bytes |`,
+      `| scaling from 1 to 2 workers (events/s) | ${(twoF.rps / laurelF.rps).toFixed(2)}x |`,
       `| flusher lag right after the load | ${lag.entries} entries, ${lag.seconds.toFixed(2)} s |`,
       `| Redis time per script call during the event load | ${evalsha ? `${evalsha[3]} µs (${evalsha[1]} calls)` : 'n/a'} |`,
     ];
