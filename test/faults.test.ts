@@ -3,15 +3,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { purgePrefix, startServer } from './helpers/harness';
+import { startServer } from './helpers/harness';
 import { Relay } from './helpers/proxy';
-import { freePort, spawnServer, until } from './helpers/process';
+import { freePort, processDeployment, spawnServer, until } from './helpers/process';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -51,15 +49,7 @@ async function pgCount(schema: string): Promise<number> {
 }
 
 t.test('kill -9 under load loses no acknowledged event; SIGTERM exits cleanly', async (t) => {
-  const id = randomBytes(4).toString('hex');
-  const env = { REDIS_KEY_PREFIX: `test-${id}:`, DATABASE_SCHEMA: `test_${id}`, ADMIN_API_KEY: `admin_test.${id}` };
-  t.teardown(async () => {
-    const c = new Client({ connectionString: DATABASE_URL });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS "${env.DATABASE_SCHEMA}" CASCADE`);
-    await c.end();
-    await purgePrefix(REDIS_URL, env.REDIS_KEY_PREFIX);
-  });
+  const env = processDeployment(t);
   let server = await spawnServer(env);
   let base = server.url;
   const key = env.ADMIN_API_KEY;

@@ -1,13 +1,8 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { Client } from 'pg';
-import { purgePrefix } from './helpers/harness';
-import { spawnServer, until } from './helpers/process';
+import { processDeployment, spawnServer, until } from './helpers/process';
 
-const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 /** A request on a fresh connection (so the kernel may hand it to any worker). */
 function post(url: string, path: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
@@ -36,15 +31,7 @@ function childrenOf(pid: number): number[] {
 }
 
 t.test('WORKERS=2: two processes share the port; a dead worker is replaced; SIGTERM stops all', async (t) => {
-  const id = randomBytes(4).toString('hex');
-  const env = { REDIS_KEY_PREFIX: `test-${id}:`, DATABASE_SCHEMA: `test_${id}`, ADMIN_API_KEY: `admin_test.${id}`, WORKERS: '2' };
-  t.teardown(async () => {
-    const c = new Client({ connectionString: DATABASE_URL });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS "${env.DATABASE_SCHEMA}" CASCADE`);
-    await c.end();
-    await purgePrefix(REDIS_URL, env.REDIS_KEY_PREFIX);
-  });
+  const env = processDeployment(t, { WORKERS: '2' });
   const server = await spawnServer(env);
   const workers = await until('two workers', async () => (childrenOf(server.proc.pid!).length === 2 ? childrenOf(server.proc.pid!) : null));
   const key = env.ADMIN_API_KEY;

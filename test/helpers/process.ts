@@ -1,6 +1,9 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { purgePrefix } from './harness';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -37,4 +40,21 @@ export async function spawnServer(env: Record<string, string>): Promise<{ proc: 
   const url = `http://127.0.0.1:${port}`;
   await until('the server to answer', async () => (await fetch(`${url}/healthz`)).ok);
   return { proc, url, exit };
+}
+
+/**
+ * Settings for a deployment run as real processes (own schema, key prefix and
+ * admin key), removed when the test ends.
+ */
+export function processDeployment(t: { teardown(fn: () => unknown): void }, extra: Record<string, string> = {}) {
+  const id = randomBytes(4).toString('hex');
+  const env = { REDIS_KEY_PREFIX: `test-${id}:`, DATABASE_SCHEMA: `test_${id}`, ADMIN_API_KEY: `admin_test.${id}`, ...extra };
+  t.teardown(async () => {
+    const c = new Client({ connectionString: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel' });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS "${env.DATABASE_SCHEMA}" CASCADE`);
+    await c.end();
+    await purgePrefix(process.env.REDIS_URL || 'redis://127.0.0.1:6379', env.REDIS_KEY_PREFIX);
+  });
+  return env;
 }
