@@ -190,10 +190,11 @@ t.test('pauses hold the length; restore brings back what was lost', async (t) =>
 });
 
 t.test('restore after a loss, bulk reads and consequences', async (t) => {
-  const { s, m } = await setup(t);
+  const { s } = await setup(t);
   const ach = await s.call('POST', '/admin/v1/achievements', {
     body: [{ key: 'three', name: 'Three in a row', trigger: 'streak', streakLength: 3, status: 'active' }],
   });
+  t.match(ach.body.created[0], { key: 'three', trigger: 'streak', streakLength: 3 });
   await s.call('POST', '/admin/v1/points', {
     body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'streak', streakLength: 2, points: 20, status: 'active' }] }],
   });
@@ -219,7 +220,6 @@ t.test('restore after a loss, bulk reads and consequences', async (t) => {
   t.same(bulk.body.map((x: { userId: string; streakLength: number }) => [x.userId, x.streakLength]), [['r', 4], ['other', 1], ['nobody', 0]]);
   t.match(bulk.body[1].extended, /^2026-03-08T12:00:00/);
   t.equal((await s.call('GET', '/v1/streaks')).status, 400);
-  t.ok(ach.status === 201 && m.m);
 });
 
 t.test('an idempotent replay reports the stored streak and changes nothing', async (t) => {

@@ -66,7 +66,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
           threshold = math.floor(tonumber(low[2]) / LB_TIE)
         end
         out[#out + 1] = { k = b.k, i = b.i, r = b.r, g = parts, rk = rank and rank + 1 or -1, pr = prev_rank and prev_rank + 1 or -1,
-          v = rank and iv or -1, pv = prev_val or -1, th = threshold, nv = iv, sc = string.format('%.17g', score), ev = evicted }
+          pv = prev_val or -1, th = threshold, nv = iv, sc = string.format('%.17g', score), ev = evicted }
       end
     end
   end

@@ -139,7 +139,6 @@ export interface ScriptBoard {
   g: string[] | Record<string, never>;
   rk: number;
   pr: number;
-  v: number;
   pv: number;
   th: number;
   nv: number;

@@ -4,6 +4,7 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
+import { boostStatusOn } from '../../domain/points';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from './config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
@@ -170,14 +171,8 @@ const LEVELS: Resource<LevelRow> = {
   parent: PARENT,
 };
 
-/** A boost is scheduled before its start, finished after its end (dates compared in UTC here), else active. */
-export function boostStatus(start: string, end: string | null, today: string): 'scheduled' | 'active' | 'finished' {
-  if (start > today) return 'scheduled';
-  if (end !== null && end < today) return 'finished';
-  return 'active';
-}
-
 export function pointsRoutes(ctx: Ctx): Route[] {
+  // Admin views date boosts in UTC; users see them on their own calendar.
   const today = () => new Date(ctx.clock.now()).toISOString().slice(0, 10);
   const BOOSTS: Resource<BoostRow> = {
     path: '/admin/v1/points/:systemId/boosts',
@@ -186,7 +181,7 @@ export function pointsRoutes(ctx: Ctx): Route[] {
     order: 'seq',
     noun: 'Points boost',
     json: (r) => ({
-      id: r.id, name: r.name, status: boostStatus(r.start_date, r.end_date, today()), start: r.start_date, end: r.end_date,
+      id: r.id, name: r.name, status: boostStatusOn({ start: r.start_date, end: r.end_date }, today()), start: r.start_date, end: r.end_date,
       multiplier: Number(r.multiplier), rounding: r.rounding, userId: r.user_id, ...(r.user_id ? {} : { userAttributes: r.user_attributes }),
     }),
     parent: PARENT,

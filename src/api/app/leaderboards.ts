@@ -60,8 +60,6 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
     return b.breakdownKeys.map((k) => attrs[k]!);
   };
 
-  const status = (b: LeaderboardConfig) => b.status;
-
   return [
     {
       method: 'get',
@@ -73,7 +71,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         const list = [...cfg.boardsByKey.values()]
           .filter((b) => b.status === 'active' || b.status === 'scheduled' || (withFinished && b.status === 'finished'))
           .sort((x, y) => x.slot - y.slot);
-        return reply(200, list.map((b) => ({ ...boardJson(b, boardNames(cfg, b)), status: status(b) })));
+        return reply(200, list.map((b) => ({ ...boardJson(b, boardNames(cfg, b)), status: b.status })));
       },
     },
     {
@@ -100,7 +98,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         return reply(200, {
           ...boardJson(b, boardNames(cfg, b)),
           ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
-          status: status(b),
+          status: b.status,
           rankings: list.map((r, i) => ({ userId: r.userId, userName: (names?.[i]?.[1] as string | null) ?? null, rank: r.rank, value: r.value })),
         });
       },
