@@ -7,6 +7,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { seedConfig, seedUsers, ZONES } from './seed';
 
 /**
  * `npm run bench`: Laurel under a realistic configuration and load, beside two
@@ -21,11 +22,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const ROOT = path.resolve(__dirname, '../..');
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
-const ZONES = [
-  'Pacific/Pago_Pago', 'Pacific/Honolulu', 'America/Anchorage', 'America/Los_Angeles', 'America/Denver', 'America/Chicago',
-  'America/New_York', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/London', 'Europe/Berlin', 'Europe/Athens', 'Europe/Moscow',
-  'Asia/Dubai', 'Asia/Kolkata', 'Asia/Bangkok', 'Asia/Shanghai', 'Asia/Tokyo', 'Australia/Sydney', 'Pacific/Kiritimati',
-];
+
 
 interface Figures {
   name: string;
@@ -86,62 +83,6 @@ function load(name: string, url: string, seconds: number, opts: { method?: 'GET'
   });
 }
 
-async function api(base: string, key: string, method: string, p: string, body?: unknown): Promise<any> {
-  const r = await fetch(`${base}${p}`, { method, headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const out = await r.json();
-  if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(out)}`);
-  return out;
-}
-
-/** The configuration of issue 8: 3 metrics, XP and energy, 10 achievements, a daily streak, 3 boards. */
-async function seedConfig(base: string, key: string): Promise<void> {
-  const m = (await api(base, key, 'POST', '/admin/v1/metrics', [
-    { name: 'Lessons', key: 'lessons' }, { name: 'Words', key: 'words' }, { name: 'Minutes', key: 'minutes' },
-  ])).created as { id: string; key: string }[];
-  const id = (k: string) => m.find((x) => x.key === k)!.id;
-  const xp = (await api(base, key, 'POST', '/admin/v1/points', [{
-    name: 'XP', key: 'xp',
-    levels: [{ name: 'Bronze', key: 'bronze', points: 0 }, { name: 'Silver', key: 'silver', points: 100 }, { name: 'Gold', key: 'gold', points: 1000 }],
-    boosts: [{ name: 'Launch', start: '2020-01-01', multiplier: 1.5 }],
-    triggers: [
-      { type: 'metric', metricId: id('lessons'), metricThreshold: 1, points: 10, status: 'active' },
-      { type: 'metric', metricId: id('words'), metricThreshold: 100, points: 5, status: 'active' },
-      { type: 'metric', metricId: id('minutes'), metricThreshold: 10, points: 2, status: 'active' },
-      { type: 'metric', metricId: id('lessons'), metricThreshold: 10, points: 50, status: 'active' },
-    ],
-  }])).created[0];
-  await api(base, key, 'POST', '/admin/v1/points', [{
-    name: 'Energy', key: 'energy', triggers: [{ type: 'metric', metricId: id('minutes'), metricThreshold: 1, points: -1, status: 'active' }],
-  }]);
-  await api(base, key, 'POST', '/admin/v1/achievements', [
-    ...[1, 5, 10, 50, 100].map((v) => ({ key: `lessons-${v}`, name: `${v} lessons`, trigger: 'metric', metricId: id('lessons'), metricValue: v, status: 'active' })),
-    ...[1000, 10000].map((v) => ({ key: `words-${v}`, name: `${v} words`, trigger: 'metric', metricId: id('words'), metricValue: v, status: 'active' })),
-    ...[3, 7].map((v) => ({ key: `streak-${v}`, name: `${v}-day streak`, trigger: 'streak', streakLength: v, status: 'active' })),
-    { key: 'onboarded', name: 'Onboarded', trigger: 'api', status: 'active' },
-  ]);
-  await api(base, key, 'PUT', '/admin/v1/streak', {
-    enabled: true, frequency: 'daily', mode: 'any', metrics: [{ metricId: id('lessons'), threshold: 1 }, { metricId: id('minutes'), threshold: 10 }],
-  });
-  const monday = new Date();
-  monday.setUTCDate(monday.getUTCDate() - ((monday.getUTCDay() + 6) % 7));
-  await api(base, key, 'POST', '/admin/v1/leaderboards', [
-    { key: 'all-time', name: 'All time', rankBy: 'metric', metricId: id('lessons'), start: '2020-01-01', status: 'active' },
-    { key: 'weekly-xp', name: 'Weekly XP', rankBy: 'points', pointsSystemId: xp.id, start: monday.toISOString().slice(0, 10), runUnit: 'day', runInterval: 7, status: 'active' },
-    { key: 'streaks', name: 'Streaks', rankBy: 'streak', start: '2020-01-01', status: 'active' },
-  ]);
-}
-
-/** Create the users, 64 requests in flight. */
-async function seedUsers(base: string, key: string): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < USERS; i = next++) {
-      await api(base, key, 'POST', '/v1/users', { id: `user-${i}`, tz: ZONES[i % ZONES.length] });
-    }
-  };
-  await Promise.all(Array.from({ length: 64 }, worker));
-}
-
 /** Average MEMORY USAGE of the keys matching a pattern, and their count. */
 async function memoryOf(redis: Redis, pattern: string): Promise<{ bytes: number; keys: number }> {
   let cursor = '0';
@@ -176,7 +117,9 @@ async function main(): Promise<void> {
     /** Laurel with its own schema and prefix on the bench's Redis, with `workers` processes. */
     const laurel = async (workers: number) => {
       const port = await freePort();
-      const proc = (await child([process.execPath, 'dist/src/main.js'], {
+      // BENCH_NODE_ARGS (e.g. --cpu-prof) goes to Laurel's node, for profiling.
+      const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+      const proc = (await child([process.execPath, ...nodeArgs, 'dist/src/main.js'], {
         PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, DATABASE_SCHEMA: schema,
         ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn', WORKERS: String(workers),
       })).proc;
@@ -190,7 +133,7 @@ async function main(): Promise<void> {
 
     process.stderr.write(`bench: seeding the configuration and ${USERS} users in ${ZONES.length} zones\n`);
     await seedConfig(base, adminKey);
-    await seedUsers(base, adminKey);
+    await seedUsers(base, adminKey, USERS);
     await until('the seed to reach postgres', async () => (await (await fetch(`${base}/readyz`)).json() as { flusherLag: { entries: number } }).flusherLag.entries === 0, 120_000);
     const users = await memoryOf(redis, `${prefix}*:u:*`);
 
@@ -232,6 +175,7 @@ async function main(): Promise<void> {
     // Redis's own time per event script call (where a single-threaded Redis caps throughput).
     const stats = String(await redis.info('commandstats'));
     const evalsha = /cmdstat_fcall:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
+    if (process.env.BENCH_COMMANDSTATS) process.stderr.write(stats);
     // Scaling past one core: the same load on two worker processes, once the
     // first run's backlog is in Postgres (so the second does not inherit it).
     await until('the backlog to drain', async () => (await (await fetch(`${base}/readyz`)).json() as { flusherLag: { entries: number } }).flusherLag.entries === 0, 300_000);

@@ -1,0 +1,109 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/log';
+import { systemClock } from '../src/clock';
+import { startApp } from '../src/app';
+import { seedConfig, seedUsers } from './seed';
+
+/**
+ * `node dist/bench/script.js`: what one event costs inside Redis, apart from
+ * HTTP and the load generator. Sends events one at a time to an in-process
+ * server on a Redis of its own and reads Redis's own accounting: time per
+ * event call, commands per call, bytes of arguments sent per call. The
+ * figures move little with the machine's other load, so they show what a
+ * change to the Lua or its arguments buys.
+ */
+const USERS = Number(process.env.BENCH_USERS ?? 20_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 4_000);
+
+async function main(): Promise<void> {
+  const id = randomBytes(4).toString('hex');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'laurel-script-'));
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  // BENCH_CALLGRIND=file: Redis runs under callgrind, which counts its instructions during the events only.
+  const callgrind = process.env.BENCH_CALLGRIND;
+  const valgrind = callgrind ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${callgrind}`] : [];
+  const [cmd, ...args] = [...valgrind, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  const redisProc = spawn(cmd!, args, { stdio: 'ignore' });
+  const redisUrl = `redis://127.0.0.1:${port}`;
+  const redis = new Redis(redisUrl, { retryStrategy: () => 50 });
+  redis.on('error', () => undefined);
+  const schema = `bench_${id}`;
+  const config = loadConfig({
+    ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `bench-${id}:`, DATABASE_SCHEMA: schema,
+    ADMIN_API_KEY: `admin_bench.${randomBytes(16).toString('hex')}`, LOG_LEVEL: 'warn',
+  });
+  try {
+    for (let i = 0; (await redis.ping().catch(() => null)) !== 'PONG'; i++) if (i > 300) throw new Error('redis did not start');
+    const app = await startApp(config, systemClock, createLogger(config.logLevel));
+    const base = `http://127.0.0.1:${app.port}`;
+    const key = config.adminApiKey!;
+    await seedConfig(base, key);
+    await seedUsers(base, key, USERS);
+
+    let bytes = 0;
+    let calls = 0;
+    const scripts = app.ctx.scripts;
+    const run = scripts.run.bind(scripts);
+    scripts.run = (name, keys, args) => {
+      if (name === 'event') {
+        calls++;
+        for (const a of [...keys, ...args]) bytes += Buffer.byteLength(String(a));
+      }
+      return run(name, keys, args);
+    };
+    await redis.config('RESETSTAT');
+    if (callgrind) spawnSync('callgrind_control', ['-z', String(redisProc.pid)]);
+    const metrics = ['lessons', 'words', 'minutes'];
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < EVENTS; i++) {
+      const headers: Record<string, string> = { 'X-API-KEY': key, 'Content-Type': 'application/json' };
+      if (i % 2) headers['Idempotency-Key'] = `k-${i}`;
+      const r = await fetch(`${base}/v1/metrics/${metrics[i % 3]}/event`, {
+        method: 'POST', headers, body: JSON.stringify({ user: { id: `user-${Math.floor(Math.random() * USERS)}` }, value: 1 + (i % 20) }),
+      });
+      if (r.status !== 201) throw new Error(`event: ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    }
+    if (callgrind) spawnSync('callgrind_control', ['-d', String(redisProc.pid)]);
+    const wall = Number(process.hrtime.bigint() - started) / 1e6 / EVENTS;
+    const stats = String(await redis.info('commandstats'));
+    const row = (name: string) => {
+      const m = new RegExp(`cmdstat_${name}:calls=(\\d+),usec=(\\d+)`).exec(stats);
+      return m ? { calls: Number(m[1]), usec: Number(m[2]) } : { calls: 0, usec: 0 };
+    };
+    const fcall = row('fcall');
+    // Commands run inside the scripts (the flusher's stream reads and deletes are not).
+    const inner = [...stats.matchAll(/cmdstat_([a-z|]+):calls=(\d+),usec=(\d+)/g)]
+      .filter(([, n]) => !['fcall', 'xreadgroup', 'xack', 'xdel', 'multi', 'exec', 'xautoclaim', 'info', 'config|resetstat', 'ping', 'publish'].includes(n!))
+      .reduce((s, [, , c, u]) => ({ calls: s.calls + Number(c), usec: s.usec + Number(u) }), { calls: 0, usec: 0 });
+    const lines = [
+      `events (sequential)           ${EVENTS}`,
+      `Redis µs per event call       ${(fcall.usec / fcall.calls).toFixed(1)}`,
+      `  of which in commands        ${(inner.usec / fcall.calls).toFixed(1)} (${(inner.calls / fcall.calls).toFixed(1)} commands)`,
+      `argument bytes per call       ${Math.round(bytes / calls)}`,
+      `round trip per event (ms)     ${wall.toFixed(3)}`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    await app.close();
+  } finally {
+    redis.disconnect();
+    redisProc.kill('SIGTERM');
+    const db = new Client({ connectionString: config.databaseUrl });
+    await db.connect();
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack}\n`);
+  process.exit(1);
+});
