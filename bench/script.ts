@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
@@ -61,12 +61,15 @@ async function main(): Promise<void> {
     await redis.config('RESETSTAT');
     if (callgrind) spawnSync('callgrind_control', ['-z', String(redisProc.pid)]);
     const metrics = ['lessons', 'words', 'minutes'];
+    // A fixed sequence of users, so two runs do the same work.
+    let seed = 42;
+    const nextUser = () => (seed = (seed * 1103515245 + 12345) % 2147483648) % USERS;
     const started = process.hrtime.bigint();
     for (let i = 0; i < EVENTS; i++) {
       const headers: Record<string, string> = { 'X-API-KEY': key, 'Content-Type': 'application/json' };
       if (i % 2) headers['Idempotency-Key'] = `k-${i}`;
       const r = await fetch(`${base}/v1/metrics/${metrics[i % 3]}/event`, {
-        method: 'POST', headers, body: JSON.stringify({ user: { id: `user-${Math.floor(Math.random() * USERS)}` }, value: 1 + (i % 20) }),
+        method: 'POST', headers, body: JSON.stringify({ user: { id: `user-${nextUser()}` }, value: 1 + (i % 20) }),
       });
       if (r.status !== 201) throw new Error(`event: ${r.status} ${await r.text()}`);
       await r.arrayBuffer();
@@ -90,6 +93,11 @@ async function main(): Promise<void> {
       `argument bytes per call       ${Math.round(bytes / calls)}`,
       `round trip per event (ms)     ${wall.toFixed(3)}`,
     ];
+    if (callgrind) {
+      // Everything Redis did while the events ran (the flusher's reads included), per event.
+      const totals = /^(?:totals|summary): (\d+)/m.exec(readFileSync(`${callgrind}.1`, 'utf8'));
+      lines.push(`Redis instructions per event  ${totals ? Math.round(Number(totals[1]) / EVENTS) : 'n/a'}`);
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
     await app.close();
   } finally {

@@ -8,7 +8,8 @@
 --       9 points program (JSON), 10 the user's own boosts (JSON), 11 local date,
 --       12 current streak periods and active frequency 'day,week,month,f'
 --          ('' when streaks are off), 13 leaderboards this event may move (JSON),
---       14 leaderboard key prefix, 15 backlog limit (unflushed change records)
+--       14 leaderboard key prefix, 15 backlog limit (unflushed change records),
+--       16 user id, 17 event attributes (JSON object, '' when none)
 -- Replies: {'STALE'} | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),
 --           leaderboard changes (JSON)}
@@ -23,23 +24,22 @@ if redis.call('XLEN', stream) >= tonumber(ARGV[15]) then return {'BACKLOG'} end
 -- A replay changes nothing, not even the profile sent with it.
 if member ~= '' and redis.call('SISMEMBER', idem, member) == 1 then
   local act = string.match(ARGV[12], ',(%a)$')
-  return {'REPLAY', redis.call('HGET', user, total_field) or '0', act and redis.call('HGET', user, 'S' .. act) or ''}
+  return {'REPLAY', uget(user, total_field) or '0', act and uget(user, 'S' .. act) or ''}
 end
 
 -- Dates are computed by the caller in the user's zone; make sure it guessed
 -- the zone this event will be counted in.
-local patch = cjson.decode(ARGV[7])
+local patch = decode_once(ARGV[7])
 local effective = patch['tz']
-if effective == nil then effective = redis.call('HGET', user, 'tz') end -- false when unset
+if effective == nil then effective = uget(user, 'tz') end -- false when unset
 if not effective or effective == '' then effective = 'UTC' end
 if effective ~= zone then return {'TZ', effective} end
 
 -- Evaluate everything first; write only if nothing blocks.
-local record = cjson.decode(ARGV[8])
-local prev = tonumber(redis.call('HGET', user, total_field) or '0')
+local prev = tonumber(uget(user, total_field) or '0')
 local total = fmt_total(prev + tonumber(value))
-local P = pts_new(user, patch, record['a'] ~= cjson.null and record['a'] or {}, ARGV[11], program(ARGV[9]), cjson.decode(ARGV[10]))
-local is_new = redis.call('HEXISTS', user, 'c') == 0
+local P = pts_new(user, patch, ARGV[17] ~= '' and cjson.decode(ARGV[17]) or {}, ARGV[11], decode_once(ARGV[9]), decode_once(ARGV[10]))
+local is_new = not uget(user, 'c')
 if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) then
   return {'BLOCKED', tostring(P.blocked)}
 end
@@ -56,12 +56,12 @@ end
 ach_metric(P, tonumber(total), now)
 
 local created, changed = apply_user_patch(user, stats, patch, now)
-if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, record['u']) end
+if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, ARGV[16]) end
 uset(user, total_field, total)
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
 local periods = S and stk_commit(S) or '[]'
-local boards = lb_update(P, cjson.decode(ARGV[13]), record['u'], ARGV[14], KEYS[7], tonumber(slot), tonumber(value), tonumber(total), streak_len)
+local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], tonumber(slot), tonumber(value), tonumber(total), streak_len)
 if member ~= '' then redis.call('SADD', idem, member) end
 redis.call('XADD', stream, '*', 'k', 'ev', 'e', ARGV[8], 't', total,
   'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards, 'uf', changed_json())

@@ -9,7 +9,7 @@
 -- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'FULL'} | {'NOTHING'} | {'OK', streak (JSON)}
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
-if redis.call('HEXISTS', user, 'c') == 0 then return {'NOTFOUND'} end
+if not uget(user, 'c') then return {'NOTFOUND'} end
 local moved = zone_mismatch(user, ARGV[8])
 if moved then return {'TZ', moved} end
 local op = ARGV[6]
@@ -19,7 +19,7 @@ if op == 'pauses' then
 end
 local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
 local idx = { d = tonumber(d), w = tonumber(w), m = tonumber(m) }
-local S = stk_new(user, program(ARGV[4]).sk, ARGV[2], idx.d)
+local S = stk_new(user, decode_once(ARGV[4]).sk, ARGV[2], idx.d)
 local st = stk_run(S, idx, nil, 0)
 local reply = 'OK'
 if op == 'freeze' then

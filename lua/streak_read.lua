@@ -8,11 +8,11 @@
 -- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'OK', streak (JSON)}
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
-if redis.call('HEXISTS', user, 'c') == 0 then return {'NOTFOUND'} end
+if not uget(user, 'c') then return {'NOTFOUND'} end
 local moved = zone_mismatch(user, ARGV[8])
 if moved then return {'TZ', moved} end
 local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
-local S = stk_new(user, program(ARGV[4]).sk, ARGV[2], tonumber(d))
+local S = stk_new(user, decode_once(ARGV[4]).sk, ARGV[2], tonumber(d))
 local st = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, nil, 0)
 local periods = stk_commit(S)
 if periods ~= '[]' or CHANGED_N > 0 then

@@ -7,12 +7,12 @@ local cfg, user, due, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, id = tonumber(ARGV[2]), ARGV[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 
-local created = redis.call('HGET', user, 'c')
+local created = uget(user, 'c')
 if not created then
   redis.call('ZREM', due, id)
   return {'OK', '{}'}
 end
-local P = pts_new(user, {}, {}, ARGV[6], program(ARGV[4]), cjson.decode(ARGV[5]))
+local P = pts_new(user, {}, {}, ARGV[6], decode_once(ARGV[4]), cjson.decode(ARGV[5]))
 local next_due = pts_time(P, tonumber(created), now)
 local points = pts_commit(P)
 if next_due then redis.call('ZADD', due, next_due, id) else redis.call('ZREM', due, id) end

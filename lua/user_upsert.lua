@@ -12,8 +12,8 @@ if config_is_stale(cfg, ver) then return {'STALE'} end
 if mode == 'update' and redis.call('EXISTS', user) == 0 then return {'NOTFOUND'} end
 
 local patch = cjson.decode(ARGV[5])
-local P = pts_new(user, patch, {}, ARGV[8], program(ARGV[6]), cjson.decode(ARGV[7]))
-if redis.call('HEXISTS', user, 'c') == 0 and not pts_created(P) then
+local P = pts_new(user, patch, {}, ARGV[8], decode_once(ARGV[6]), cjson.decode(ARGV[7]))
+if not uget(user, 'c') and not pts_created(P) then
   return {'BLOCKED', tostring(P.blocked)}
 end
 -- New attributes may open composites whose user filters now match.
@@ -28,5 +28,8 @@ if CHANGED_N > 0 or done ~= '[]' then
     'c', created and now or '', 'p', changed and ARGV[5] or '', 'pa', points, 'ach', done, 'uf', changed_json())
 end
 local reply = {'OK', created and '1' or '0', points, done}
-for _, v in ipairs(redis.call('HGETALL', user)) do reply[#reply + 1] = v end
+for f, v in pairs(user_view(user)) do
+  reply[#reply + 1] = f
+  reply[#reply + 1] = v
+end
 return reply

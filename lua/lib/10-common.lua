@@ -2,28 +2,85 @@
 
 -- Totals are decimals: round to 15 significant digits so 0.1 + 0.2 reads 0.3.
 -- (A double carries 15.9 digits; the noise lives past the 15th.)
+-- Integers (most totals) take the integer printf, far cheaper than the float one.
 local function fmt_total(x)
   if x == 0 then return '0' end
+  if x == math.floor(x) and x < 1e15 and x > -1e15 then return string.format('%d', x) end
   return string.format('%.15g', x)
 end
 
--- Every write to a user hash goes through uset/udel, which remember it: the
--- change record then carries exactly what changed, and Postgres keeps it, so
--- Redis can be rebuilt from there (src/store/restore.ts). Numbers are stored
--- as the same text everywhere.
+-- A field or key part like 'h5': built once per (prefix, number) and kept
+-- between calls, since turning a Lua number into text goes through the slow
+-- float printf every time.
+local NAMES = {}
+local function fname(prefix, n)
+  local t = NAMES[prefix]
+  if t == nil then
+    t = {}
+    NAMES[prefix] = t
+  end
+  local s = t[n]
+  if s == nil then
+    s = prefix .. string.format('%d', n)
+    t[n] = s
+  end
+  return s
+end
+
+-- A call works on one user hash: read whole once (HGETALL) on first use and
+-- written once when the call ends (end_call), since each redis.call costs
+-- far more than a Lua table lookup. Every write goes through uset/udel,
+-- which remember it: the change record then carries exactly what changed,
+-- and Postgres keeps it, so Redis can be rebuilt from there
+-- (src/store/restore.ts). Numbers are stored as the same text everywhere.
+local UKEY, U = nil, nil
 local CHANGED, CHANGED_N = {}, 0
 
 -- The scripts run as one Redis Functions library whose locals outlive a
 -- call: each function starts by clearing the per-call state.
 local function begin_call()
+  UKEY, U = nil, nil
   CHANGED, CHANGED_N = {}, 0
 end
 
--- Programs (compiled config, see src/domain/points.ts) are decoded once per
--- distinct text, not once per event: the library keeps them between calls.
--- They are never modified. The cache is dropped whole when it grows large.
+-- The user hash as a table (field -> value).
+local function user_view(user_key)
+  if UKEY ~= user_key then
+    if UKEY ~= nil then error('one user hash per call') end
+    U = {}
+    local flat = redis.call('HGETALL', user_key)
+    for i = 1, #flat, 2 do U[flat[i]] = flat[i + 1] end
+    UKEY = user_key
+  end
+  return U
+end
+-- One field, false when unset (as HGET answers).
+local function uget(user_key, field)
+  return user_view(user_key)[field] or false
+end
+
+-- Write what the call changed: one HSET, one HDEL at most.
+local function end_call()
+  if CHANGED_N == 0 then return end
+  local set, del = {}, {}
+  for f, v in pairs(CHANGED) do
+    if v then
+      set[#set + 1] = f
+      set[#set + 1] = v
+    else
+      del[#del + 1] = f
+    end
+  end
+  if #set > 0 then redis.call('HSET', UKEY, unpack(set)) end
+  if #del > 0 then redis.call('HDEL', UKEY, unpack(del)) end
+end
+
+-- JSON that repeats from call to call (programs, the compiled config of
+-- src/domain/points.ts; board lists; profile patches) is decoded once per
+-- distinct text: the library keeps it between calls, so it must never be
+-- modified. The cache is dropped whole when it grows large.
 local PROGRAMS, PROGRAMS_N = {}, 0
-local function program(text)
+local function decode_once(text)
   local p = PROGRAMS[text]
   if p == nil then
     if PROGRAMS_N >= 256 then PROGRAMS, PROGRAMS_N = {}, 0 end
@@ -35,12 +92,12 @@ local function program(text)
 end
 local function uset(user_key, field, value)
   if type(value) == 'number' then value = fmt_total(value) end
-  redis.call('HSET', user_key, field, value)
+  user_view(user_key)[field] = value
   if CHANGED[field] == nil then CHANGED_N = CHANGED_N + 1 end
   CHANGED[field] = value
 end
 local function udel(user_key, field)
-  redis.call('HDEL', user_key, field)
+  user_view(user_key)[field] = nil
   if CHANGED[field] == nil then CHANGED_N = CHANGED_N + 1 end
   CHANGED[field] = false
 end
@@ -59,14 +116,14 @@ end
 -- Apply a profile patch (field -> value, as built by src/domain/users.ts) to a
 -- user hash. Returns created (bool) and changed (bool).
 local function apply_user_patch(user_key, stats_key, patch, now)
-  local created = redis.call('HEXISTS', user_key, 'c') == 0
+  local created = not uget(user_key, 'c')
   if created then
     uset(user_key, 'c', now)
     redis.call('HINCRBY', stats_key, 'users', 1)
   end
   local changed = false
   for f, v in pairs(patch) do
-    if redis.call('HGET', user_key, f) ~= v then
+    if uget(user_key, f) ~= v then
       uset(user_key, f, v)
       changed = true
     end
@@ -78,7 +135,7 @@ end
 -- The zone a user's dates are computed in (stored tz, else UTC), when it is
 -- not the one the caller assumed; nil when the caller was right.
 local function zone_mismatch(user_key, zone)
-  local z = redis.call('HGET', user_key, 'tz')
+  local z = uget(user_key, 'tz')
   if not z or z == '' then z = 'UTC' end
   if z ~= zone then return z end
   return nil

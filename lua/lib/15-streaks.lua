@@ -33,7 +33,7 @@ end
 
 local function stk_load(user, f)
   local st = { cur = -1, len = 0, started = -1, lp = -1, settled = -1, ext = 0, lost = 0, sums = {}, ls = -1 }
-  local raw = redis.call('HGET', user, 'S' .. f)
+  local raw = uget(user, 'S' .. f)
   st.raw = raw
   if raw then
     local p = {}
@@ -49,8 +49,8 @@ end
 local function stk_save(user, f, st)
   local sums = {}
   for k, v in pairs(st.sums) do sums[#sums + 1] = k .. '=' .. fmt_total(v) end
-  local packed = table.concat({ st.cur, st.len, st.started, st.lp, st.settled,
-    string.format('%d', st.ext), st.lost, table.concat(sums, ';'), st.ls }, '|')
+  local packed = string.format('%d|%d|%d|%d|%d|%d|%d|%s|%d', st.cur, st.len, st.started, st.lp, st.settled,
+    st.ext, st.lost, table.concat(sums, ';'), st.ls)
   -- Most events change nothing here (another metric, already extended): skip the write.
   if packed ~= st.raw then
     uset(user, 'S' .. f, packed)
@@ -62,9 +62,9 @@ end
 -- freezes state, the user's pauses, and the period records it produced.
 local function stk_new(user, sk, now, today)
   local S = { user = user, sk = sk, now = tonumber(now), today = today, rec = {}, changed = false }
-  local v = redis.call('HMGET', user, 'fz', 'fa', 'fe', 'pz')
-  S.fz, S.fa, S.fe = tonumber(v[1] or '0'), tonumber(v[2] or '-1'), tonumber(v[3] or '0')
-  S.pauses = v[4] and cjson.decode(v[4]) or {}
+  local v = user_view(user)
+  S.fz, S.fa, S.fe = tonumber(v.fz or '0'), tonumber(v.fa or '-1'), tonumber(v.fe or '0')
+  S.pauses = v.pz and cjson.decode(v.pz) or {}
   if S.fa < 0 then
     -- First streak evaluation for this user: initial freezes, earning starts today.
     S.fz, S.fa, S.fe, S.changed = math.min(sk.ini, sk.max), today, 0, true
@@ -131,7 +131,7 @@ end
 local function stk_event(S, f, st, n, slot, value)
   if n < st.cur then n = st.cur end -- moved west: still the later period
   if st.cur ~= n then st.cur, st.sums = n, {} end
-  local key = tostring(slot)
+  local key = fname('', slot)
   if S.sk.th[key] == nil then return false end
   st.sums[key] = tonumber(fmt_total((st.sums[key] or 0) + value))
   if st.lp >= n then return false end
@@ -178,6 +178,6 @@ end
 
 -- What the server needs to answer: the active frequency's state.
 local function stk_reply(S, st, extended)
-  return cjson.encode({ len = st.len, started = st.started, lp = st.lp, ext = st.ext, lost = st.lost,
-    x = extended and 1 or 0, fz = S.fz })
+  return string.format('{"len":%d,"started":%d,"lp":%d,"ext":%d,"lost":%d,"x":%d,"fz":%d}',
+    st.len, st.started, st.lp, st.ext, st.lost, extended and 1 or 0, S.fz)
 end

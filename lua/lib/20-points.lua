@@ -13,7 +13,7 @@ end
 -- A user attribute as it will be once the patch is applied.
 local function pts_user_attr(P, k)
   local v = P.patch['a:' .. k]
-  if v == nil then v = redis.call('HGET', P.user, 'a:' .. k) end
+  if v == nil then v = uget(P.user, 'a:' .. k) end
   return v
 end
 
@@ -29,7 +29,7 @@ end
 local function pts_state(P, s)
   local st = P.sys[s]
   if not st then
-    local b = tonumber(redis.call('HGET', P.user, 'p' .. s) or '0')
+    local b = tonumber(uget(P.user, fname('p', s)) or '0')
     st = { b = b, a = b, aw = {} }
     P.sys[s] = st
     P.order[#P.order + 1] = s
@@ -75,7 +75,7 @@ local function pts_grant(P, t, amount)
       amount = pts_round(amount * m, rounding)
       boosts = ids
     end
-    local max = P.prog.max[tostring(t.s)]
+    local max = P.prog.max[fname('', t.s)]
     if max and st.a + amount > max then amount = math.max(0, max - st.a) end
   elseif t.b == 1 and st.a + amount < 0 then
     P.blocked = t.s
@@ -93,8 +93,8 @@ end
 local function pts_metric(P, prev, new)
   for _, t in ipairs(P.prog.mt) do
     if pts_filters_ok(P, t.ua, false) and pts_filters_ok(P, t.ea, true) then
-      local f = 'h' .. t.k
-      local hw = redis.call('HGET', P.user, f)
+      local f = fname('h', t.k)
+      local hw = uget(P.user, f)
       hw = hw and tonumber(hw) or math.max(0, math.floor(prev / t.th))
       local n = math.floor(new / t.th)
       if n > hw then
@@ -124,9 +124,9 @@ local function pts_time(P, created, now)
   for _, t in ipairs(P.prog.tt) do
     local anchor = math.max(created, t.act)
     local n = math.max(0, math.floor((now - anchor) / t.iv))
-    local f = 'g' .. t.k
+    local f = fname('g', t.k)
     local granted = 0
-    local stored = redis.call('HGET', P.user, f)
+    local stored = uget(P.user, f)
     if stored then
       local act, count = string.match(stored, '^(%d+):(%d+)$')
       if tonumber(act) == t.act then granted = tonumber(count) end
@@ -136,7 +136,7 @@ local function pts_time(P, created, now)
         -- Back pay after a long outage is bounded per call.
         for _ = 1, math.min(n - granted, 1000) do pts_grant(P, t, t.p) end
       end
-      P.writes[f] = t.act .. ':' .. n
+      P.writes[f] = string.format('%d:%d', t.act, n)
       granted = n
     end
     local due = anchor + (granted + 1) * t.iv
@@ -152,8 +152,8 @@ local function pts_commit(P)
   for _, s in ipairs(P.order) do
     local st = P.sys[s]
     if #st.aw > 0 then
-      uset(P.user, 'p' .. s, st.a)
-      out[tostring(s)] = st
+      uset(P.user, fname('p', s), st.a)
+      out[fname('', s)] = st
       any = true
     end
   end

@@ -4,13 +4,13 @@
 -- the achievement, and may in turn complete composites.
 
 local function ach_done(P, k)
-  return P.writes['a' .. k] ~= nil or redis.call('HEXISTS', P.user, 'a' .. k) == 1
+  return P.writes[fname('a', k)] ~= nil or uget(P.user, fname('a', k)) ~= false
 end
 
 local function ach_complete(P, a, now)
-  P.writes['a' .. a.k] = now
+  P.writes[fname('a', a.k)] = now
   P.done[#P.done + 1] = { i = a.i, k = a.k }
-  for _, t in ipairs(P.prog.apt[tostring(a.k)] or {}) do
+  for _, t in ipairs(P.prog.apt[fname('', a.k)] or {}) do
     if pts_filters_ok(P, t.ua, false) then pts_grant(P, t, t.p) end
   end
 end
@@ -41,7 +41,7 @@ end
 local function ach_metric(P, total, now)
   for _, a in ipairs(P.prog.am) do
     local v = total
-    if v == nil then v = tonumber(redis.call('HGET', P.user, 'm' .. a.ms) or '0') end
+    if v == nil then v = tonumber(uget(P.user, fname('m', a.ms)) or '0') end
     if v >= a.v and not ach_done(P, a.k) and pts_filters_ok(P, a.ua, false) and pts_filters_ok(P, a.ea, true) then
       ach_complete(P, a, now)
     end
@@ -52,7 +52,7 @@ end
 -- Count the completions; returns them as JSON ('[]' when none).
 local function ach_commit(P, stats)
   if #P.done == 0 then return '[]' end
-  for _, d in ipairs(P.done) do redis.call('HINCRBY', stats, 'ac' .. d.k, 1) end
+  for _, d in ipairs(P.done) do redis.call('HINCRBY', stats, fname('ac', d.k), 1) end
   return cjson.encode(P.done)
 end
 

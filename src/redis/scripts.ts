@@ -39,8 +39,9 @@ export function librarySource(): { name: string; code: string; fn: (s: ScriptNam
   const code = [
     `#!lua name=laurel_${hash}`,
     lib,
-    // Each script body becomes a function of (KEYS, ARGV), so it reads as a plain script.
-    ...bodies.map(([n, body]) => `redis.register_function('${fn(n)}', function(KEYS, ARGV)\nbegin_call()\n${body}\nend)`),
+    // Each script body becomes a function of (KEYS, ARGV), so it reads as a plain
+    // script; its user-hash writes are applied when it returns (end_call).
+    ...bodies.map(([n, body]) => `redis.register_function('${fn(n)}', function(KEYS, ARGV)\nbegin_call()\nlocal reply = (function()\n${body}\nend)()\nend_call()\nreturn reply\nend)`),
   ].join('\n');
   return { name: `laurel_${hash}`, code, fn };
 }

@@ -78,7 +78,7 @@ async function submitEvent(ctx: Ctx, req: Request) {
         [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
           cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
           eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix,
-          ctx.config.maxBacklog],
+          ctx.config.maxBacklog, userId, body.attributes ? JSON.stringify(body.attributes) : ''],
       )) as string[];
       switch (r[0]) {
         case 'STALE':
