@@ -82,6 +82,15 @@ const BATCH = 500;
  * (events are keyed by id; a profile change older than the stored row is
  * ignored). Entries left pending by a crashed process are claimed after a while.
  */
+/**
+ * A map's values in the order of its keys. Two processes flushing one tenant
+ * then lock shared rows (users, fields, board entries) in the same order,
+ * and cannot deadlock on each other.
+ */
+function inKeyOrder<V>(m: Map<string, V>): V[] {
+  return [...m.keys()].sort().map((k) => m.get(k)!);
+}
+
 export class Flusher {
   private readonly consumer = `flusher-${randomUUID().slice(0, 8)}`;
   private tenants: Tenant[] = [];
@@ -193,7 +202,8 @@ export class Flusher {
     }
     if (entries.length === 0) {
       this.pending.delete(t.slot);
-      return from === '0' ? 0 : this.claimStale(t, stream);
+      // Our own backlog is done: go on to new entries now, or a drain would stop short of them.
+      return from === '0' ? this.flushTenant(t) : this.claimStale(t, stream);
     }
     this.pending.add(t.slot);
     await this.write(t, entries);
@@ -305,7 +315,7 @@ export class Flusher {
     }
     await tx(this.db, async (c) => {
       if (users.size) {
-        const rows = [...users.values()];
+        const rows = inKeyOrder(users);
         await c.query(
           `INSERT INTO users (tenant_id, id, email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated)
            SELECT $1, x.id, x.p->>'e', x.p->>'n', nullif(x.p->>'tz', ''), coalesce(x.p->>'se', '1') = '1',
@@ -334,7 +344,7 @@ export class Flusher {
            SELECT $1, x.u, x.f, x.v, x.ver FROM jsonb_to_recordset($2::jsonb) AS x(u text, f text, v text, ver numeric)
            ON CONFLICT (tenant_id, user_id, field) DO UPDATE SET value = excluded.value, ver = excluded.ver
            WHERE user_fields.ver < excluded.ver`,
-          [t.id, JSON.stringify([...fields.values()])],
+          [t.id, JSON.stringify(inKeyOrder(fields))],
         );
       }
       if (boardEntries.size) {
@@ -344,7 +354,7 @@ export class Flusher {
            FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
            ON CONFLICT (tenant_id, leaderboard_id, run, grp, user_id) DO UPDATE SET score = excluded.score, ver = excluded.ver
            WHERE board_entries.ver < excluded.ver`,
-          [t.id, JSON.stringify([...boardEntries.values()])],
+          [t.id, JSON.stringify(inKeyOrder(boardEntries))],
         );
       }
       if (boardEvents.length) {
@@ -363,7 +373,7 @@ export class Flusher {
            FROM jsonb_to_recordset($2::jsonb) AS x(u text, f text, p integer, l integer, fr integer, pa integer)
            ON CONFLICT (tenant_id, user_id, frequency, period) DO UPDATE
              SET length = excluded.length, used_freeze = excluded.used_freeze, used_pause = excluded.used_pause`,
-          [t.id, JSON.stringify([...periods.values()])],
+          [t.id, JSON.stringify(inKeyOrder(periods))],
         );
       }
       if (completions.length) {
