@@ -37,7 +37,11 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
 
   /** A run's rankings of one group, from Redis while live, from Postgres once final. */
   const rankings = async (t: Tenant, b: LeaderboardConfig, run: number, group: string[], offset: number, limit: number): Promise<Ranking[]> => {
-    if (await isFinal(ctx, t, b, run)) {
+    if (limit === 0) return [];
+    // A live set exists until its run is final and stored, so only an empty
+    // page needs Postgres (that keeps the common read off the database).
+    const flat = await ctx.redis.zrevrange(ctx.keys.tenant(t.slot).board(b.slot, run, group), offset, offset + limit - 1, 'WITHSCORES');
+    if (flat.length === 0 && (await isFinal(ctx, t, b, run))) {
       const { rows } = await ctx.db.query<Ranking>(
         `SELECT user_id AS "userId", rank, value::int AS value FROM leaderboard_results
          WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 ORDER BY rank OFFSET $5 LIMIT $6`,
@@ -45,8 +49,6 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       );
       return rows;
     }
-    if (limit === 0) return [];
-    const flat = await ctx.redis.zrevrange(ctx.keys.tenant(t.slot).board(b.slot, run, group), offset, offset + limit - 1, 'WITHSCORES');
     const out: Ranking[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ userId: flat[i]!, rank: offset + i / 2 + 1, value: decode(flat[i + 1]!) });
     return out;
