@@ -8,6 +8,8 @@ import { createRedis, createSubscriber } from './redis/client';
 import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { Authenticator } from './auth/auth';
+import { reportFlusherLag } from './metrics';
+import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
 import { TtlCache } from './domain/ttl-cache';
@@ -80,8 +82,10 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   await restoreIfEmpty({ db, redis, keys, tenants, configs, log });
 
   const flusher = new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs);
+  const stopLagReport = reportFlusherLag(() => flusher.lag());
   const routes: Route[] = [
     ...healthRoutes(ctx, flusher),
+    ...prometheusRoutes(config),
     ...eventRoutes(ctx),
     ...userRoutes(ctx),
     ...pointsReadRoutes(ctx),
@@ -116,6 +120,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     async close() {
       if (closed) return;
       closed = true;
+      stopLagReport();
       await http.close(8_000);
       await scheduler.stop();
       await flusher.stop();

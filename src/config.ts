@@ -28,6 +28,8 @@ export interface Config {
   flushClaimMs: number;
   /** Server processes sharing the port. */
   workers: number;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBacklog: intVar(env, 'MAX_BACKLOG', 1_000_000, 1, 1_000_000_000),
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
     workers: intVar(env, 'WORKERS', 1, 1, 64),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }
 
