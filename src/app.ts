@@ -8,6 +8,7 @@ import { createRedis, createSubscriber } from './redis/client';
 import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { Authenticator } from './auth/auth';
+import { RateLimiter } from './auth/rate-limit';
 import { reportFlusherLag } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
@@ -60,7 +61,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   const scripts = new Scripts(redis);
   await scripts.load();
   const tenants = new Tenants(db, clock);
-  const auth = new Authenticator(db, config.adminApiKey, clock);
+  const auth = new Authenticator(db, config.adminApiKey, clock, new RateLimiter(scripts, keys, clock, config.rateLimit));
   const configs = new TenantConfigs(db, redis, scripts, keys, log);
   const ctx: Ctx = {
     config, clock, log, db, redis, keys, scripts, auth, tenants, configs,

@@ -18,6 +18,7 @@ const SCRIPTS = {
   streak_admin: 3,
   user_read: 2,
   config_publish: 2,
+  rate_limit: 1,
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;
 
