@@ -147,18 +147,19 @@ const scriptSeconds = new BoundHistogram(
 );
 
 /**
- * Record function of one route (bound at startup): counts the answer by
+ * Record function of one route (made at startup): counts the answer by
  * status and observes its latency. `route` is the pattern, never the raw
- * path, so the number of series stays fixed.
+ * path, so the number of series stays fixed. Series appear on first use (a
+ * route never called adds nothing to the scrape).
  */
 export function routeRecorder(method: string, route: string): (status: number, seconds: number) => void {
-  const latency = httpSeconds.bind(method, route);
+  let latency: Observer | null = null;
   const byStatus = new Map<number, CounterCell>();
   return (status, seconds) => {
     let c = byStatus.get(status);
     if (!c) byStatus.set(status, (c = httpRequests.bind(method, route, String(status))));
     c.value++;
-    latency.observe(seconds);
+    (latency ??= httpSeconds.bind(method, route)).observe(seconds);
   };
 }
 

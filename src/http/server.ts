@@ -112,7 +112,7 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
     });
     const seconds = (performance.now() - state.start) / 1000;
     state.record(r.status, seconds);
-    if (debug) opts.log.debug('request', { requestId: state.requestId, method: state.method, route: state.route, status: r.status, ms: seconds * 1000 });
+    if (debug) opts.log.debug('request', { requestId: state.requestId, method: state.method, route: state.route, status: r.status, ms: Math.round(seconds * 1e5) / 100 });
   };
 
   const errorReply = (err: unknown, state: ResState): Reply => {
