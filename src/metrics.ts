@@ -173,7 +173,7 @@ export function observeScript(name: string, started: number): void {
 
 export const schedulerRuns = new Counter({
   name: 'laurel_scheduler_runs_total',
-  help: 'Scheduler rounds run while holding the lease, by outcome (ok, failed)',
+  help: 'Scheduler rounds: ok (ran while holding the lease), failed (an error, Redis unreachable for the lease included)',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
