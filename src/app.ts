@@ -8,6 +8,9 @@ import { createRedis, createSubscriber } from './redis/client';
 import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { Authenticator } from './auth/auth';
+import { RateLimiter } from './auth/rate-limit';
+import { reportFlusherLag } from './metrics';
+import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
 import { TtlCache } from './domain/ttl-cache';
@@ -58,7 +61,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   const scripts = new Scripts(redis);
   await scripts.load();
   const tenants = new Tenants(db, clock);
-  const auth = new Authenticator(db, config.adminApiKey, clock);
+  const auth = new Authenticator(db, config.adminApiKey, clock, new RateLimiter(scripts, keys, clock, config.rateLimit));
   const configs = new TenantConfigs(db, redis, scripts, keys, log);
   const ctx: Ctx = {
     config, clock, log, db, redis, keys, scripts, auth, tenants, configs,
@@ -80,8 +83,10 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   await restoreIfEmpty({ db, redis, keys, tenants, configs, log });
 
   const flusher = new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs);
+  const stopLagReport = reportFlusherLag(() => flusher.lag());
   const routes: Route[] = [
     ...healthRoutes(ctx, flusher),
+    ...prometheusRoutes(config),
     ...eventRoutes(ctx),
     ...userRoutes(ctx),
     ...pointsReadRoutes(ctx),
@@ -116,6 +121,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     async close() {
       if (closed) return;
       closed = true;
+      stopLagReport();
       await http.close(8_000);
       await scheduler.stop();
       await flusher.stop();

@@ -1,4 +1,5 @@
 import { isLogLevel, LogLevel } from './log';
+import { defaultBurst, RateLimit } from './auth/rate-limit';
 
 /** Everything the process reads from its environment, with safe defaults. */
 export interface Config {
@@ -28,6 +29,10 @@ export interface Config {
   flushClaimMs: number;
   /** Server processes sharing the port. */
   workers: number;
+  /** Rate limit of API keys without their own (null: unlimited). */
+  rateLimit: RateLimit | null;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -57,7 +62,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBacklog: intVar(env, 'MAX_BACKLOG', 1_000_000, 1, 1_000_000_000),
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
     workers: intVar(env, 'WORKERS', 1, 1, 64),
+    rateLimit: rateLimitVars(env),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
+}
+
+/** RATE_LIMIT_PER_SECOND (0: off) and RATE_LIMIT_BURST (default: one second's worth). */
+function rateLimitVars(env: NodeJS.ProcessEnv): Config['rateLimit'] {
+  const raw = env.RATE_LIMIT_PER_SECOND;
+  const perSecond = raw === undefined || raw === '' ? 0 : Number(raw);
+  if (!Number.isFinite(perSecond) || perSecond < 0 || perSecond > 1_000_000) {
+    throw new Error(`RATE_LIMIT_PER_SECOND must be a number from 0 to 1000000 (got "${raw}")`);
+  }
+  if (perSecond === 0) return null;
+  return { perSecond, burst: intVar(env, 'RATE_LIMIT_BURST', defaultBurst(perSecond), 1, 1_000_000) };
 }
 
 function intVar(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {

@@ -4,6 +4,7 @@ import { createLogger, Logger } from './log';
 import { systemClock } from './clock';
 import { startApp } from './app';
 import { ensureServices } from './ops/ensure-services';
+import { aggregateScrapes, answerScrapes } from './metrics-workers';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -13,7 +14,8 @@ async function main(): Promise<void> {
     process.stderr.write(`laurel: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  const log = createLogger(config.logLevel);
+  const worker = process.env.LAUREL_WORKER;
+  const log = createLogger(config.logLevel, worker ? { worker: Number(worker) } : {});
   if (!process.env.LAUREL_WORKER) {
     try {
       await ensureServices(config, log);
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
 
 /** One server process: listen, and shut down cleanly on SIGTERM/SIGINT (exit 0 within 10 s). */
 async function serve(config: Config, log: Logger): Promise<void> {
+  if (process.env.LAUREL_WORKER) answerScrapes();
   const app = await startApp(config, systemClock, log);
   let stopping = false;
   const stop = (signal: string) => {
@@ -59,9 +62,11 @@ async function serve(config: Config, log: Logger): Promise<void> {
 function supervise(config: Config, log: Logger): void {
   const children = new Map<number, ChildProcess>();
   let stopping = false;
+  const onMessage = aggregateScrapes(() => children.values());
   const start = (id: number) => {
     const child = fork(__filename, [], { env: { ...process.env, LAUREL_WORKER: String(id) } });
     children.set(id, child);
+    child.on('message', (m) => onMessage(child, m));
     child.once('exit', (code, signal) => {
       children.delete(id);
       if (stopping) {

@@ -3,6 +3,7 @@ import { forbidden, unauthorized } from '../http/errors';
 import { TtlCache } from '../domain/ttl-cache';
 import { hashSecret, safeEqual, splitKey } from './api-keys';
 import type { Clock } from '../clock';
+import type { RateLimit, RateLimiter } from './rate-limit';
 
 export type Principal =
   | { kind: 'admin' }
@@ -12,12 +13,18 @@ interface StoredKey {
   id: string;
   secretHash: string;
   principal: Principal;
+  /** The rate limit that applies (null: none). */
+  limit: RateLimit | null;
 }
+
+/** Rate-limit id of the ADMIN_API_KEY from the environment (stored keys use their prefix, which has an underscore). */
+const ENV_ADMIN_ID = 'env-admin';
 
 /**
  * Resolves X-API-KEY to a principal. Keys are looked up by prefix in Postgres
- * and cached briefly in process; deleting a key broadcasts an invalidation so
- * other processes drop it at once (the TTL is the backstop).
+ * and cached briefly in process; deleting or changing a key broadcasts an
+ * invalidation so other processes drop it at once (the TTL is the backstop).
+ * A known key is then counted against its rate limit, if it has one.
  */
 export class Authenticator {
   private readonly cache: TtlCache<string, StoredKey | null>;
@@ -26,13 +33,17 @@ export class Authenticator {
     private readonly db: Pool,
     private readonly envAdminKey: string | undefined,
     clock: Clock,
+    private readonly limiter: RateLimiter | null = null,
   ) {
     this.cache = new TtlCache(clock, 50_000);
   }
 
   async authenticate(presented: string): Promise<Principal> {
     if (!presented) throw unauthorized();
-    if (this.envAdminKey !== undefined && safeEqual(presented, this.envAdminKey)) return { kind: 'admin' };
+    if (this.envAdminKey !== undefined && safeEqual(presented, this.envAdminKey)) {
+      if (this.limiter?.fallback) await this.limiter.take(ENV_ADMIN_ID, this.limiter.fallback);
+      return { kind: 'admin' };
+    }
     const parts = splitKey(presented);
     if (!parts) throw unauthorized();
     let stored = this.cache.get(parts.prefix);
@@ -42,6 +53,7 @@ export class Authenticator {
       this.cache.set(parts.prefix, stored, stored ? 60_000 : 5_000);
     }
     if (!stored || !safeEqual(hashSecret(parts.secret), stored.secretHash)) throw unauthorized();
+    if (stored.limit) await this.limiter!.take(parts.prefix, stored.limit);
     return stored.principal;
   }
 
@@ -51,17 +63,17 @@ export class Authenticator {
   }
 
   private async load(prefix: string): Promise<StoredKey | null> {
-    const { rows } = await this.db.query<{ id: string; secret_hash: string; kind: string; tenant_id: string | null; user_id: string | null }>(
-      'SELECT id, secret_hash, kind, tenant_id, user_id FROM api_keys WHERE prefix = $1',
-      [prefix],
-    );
+    const { rows } = await this.db.query<{
+      id: string; secret_hash: string; kind: string; tenant_id: string | null; user_id: string | null; rate_limit: number | null; rate_burst: number | null;
+    }>('SELECT id, secret_hash, kind, tenant_id, user_id, rate_limit, rate_burst FROM api_keys WHERE prefix = $1', [prefix]);
     const r = rows[0];
     if (!r) return null;
     const principal: Principal =
       r.kind === 'admin'
         ? { kind: 'admin' }
         : { kind: 'application', keyId: r.id, tenantId: r.tenant_id!, userId: r.user_id! };
-    return { id: r.id, secretHash: r.secret_hash, principal };
+    const limit = this.limiter?.resolve({ perSecond: r.rate_limit, burst: r.rate_burst }) ?? null;
+    return { id: r.id, secretHash: r.secret_hash, principal, limit };
   }
 }
 

@@ -19,6 +19,11 @@ export const forbidden = (msg = 'This API key may not perform this request') => 
 export const notFound = (msg: string) => new HttpError(404, msg);
 export const conflict = (msg: string) => new HttpError(409, msg);
 export const unprocessable = (msg: string) => new HttpError(422, msg);
+/** 429: `Retry-After` in whole seconds, at least 1 (clients may read 0 as "now"). */
+export const tooManyRequests = (retryAfterMs: number, headers: Record<string, string> = {}) => {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new HttpError(429, `Rate limit exceeded; retry in ${seconds} s`, { 'Retry-After': String(seconds), ...headers });
+};
 export const unavailable = (msg = 'Service temporarily unavailable, retry shortly') =>
   new HttpError(503, msg, { 'Retry-After': '1' });
 

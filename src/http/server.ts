@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import uWS from 'uWebSockets.js';
 import { HttpError, isUnavailable, unavailable } from './errors';
 import type { Logger } from '../log';
+import { routeRecorder } from '../metrics';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'del';
 
@@ -15,6 +17,9 @@ export interface Request {
   tenantId: string;
   idempotencyKey: string;
   contentType: string;
+  authorization: string;
+  /** The caller's `X-Request-Id` when acceptable, else one made here; echoed in the response. */
+  requestId: string;
   /** The raw body (empty when the route reads none). */
   body: Buffer;
 }
@@ -62,7 +67,24 @@ export interface HttpServer {
 
 interface ResState {
   aborted: boolean;
+  requestId: string;
+  /** performance.now() on arrival. */
+  start: number;
+  record: (status: number, seconds: number) => void;
+  method: string;
+  route: string;
 }
+
+/** Printable ASCII without spaces, at most 128 characters (it goes into logs and a header). */
+const REQUEST_ID = /^[!-~]{1,128}$/;
+/** Made-up ids: a per-process random tag and a counter (unique, and cheaper than a UUID). */
+const ID_TAG = randomBytes(6).toString('hex');
+let idSeq = 0;
+function requestIdOf(header: string): string {
+  return header && REQUEST_ID.test(header) ? header : `${ID_TAG}-${(++idSeq).toString(36)}`;
+}
+
+const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; log: Logger }): HttpServer {
   const app = uWS.App();
@@ -70,6 +92,8 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
   let closing = false;
   let listenSocket: uWS.us_listen_socket | null = null;
   const drainWaiters: Array<() => void> = [];
+  // Levels are fixed for the process's life: decide once.
+  const debug = opts.log.isLevelEnabled('debug');
 
   const finish = () => {
     inFlight--;
@@ -81,19 +105,26 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
     state.aborted = true; // a response is written once
     res.cork(() => {
       res.writeStatus(STATUS_TEXT[r.status] ?? `${r.status} Unknown`);
-      res.writeHeader('Content-Type', 'application/json');
+      if (!r.headers?.['Content-Type']) res.writeHeader('Content-Type', 'application/json');
+      res.writeHeader('X-Request-Id', state.requestId);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]!);
       res.end(r.body, close || closing);
     });
+    const seconds = (performance.now() - state.start) / 1000;
+    state.record(r.status, seconds);
+    if (debug) opts.log.debug('request', { requestId: state.requestId, method: state.method, route: state.route, status: r.status, ms: Math.round(seconds * 1e5) / 100 });
   };
 
-  const errorReply = (err: unknown): Reply => {
+  const errorReply = (err: unknown, state: ResState): Reply => {
     if (err instanceof HttpError) return reply(err.status, { error: err.message }, err.headers);
     if (isUnavailable(err)) {
+      // Not logged per request: the Redis client logs the outage once (debug lines carry the 503s).
       const e = unavailable();
       return reply(e.status, { error: e.message }, e.headers);
     }
-    opts.log.error('unhandled error', { err: err instanceof Error ? err.stack : String(err) });
+    opts.log.error('unhandled error', {
+      requestId: state.requestId, method: state.method, route: state.route, err: err instanceof Error ? err.stack : String(err),
+    });
     return reply(500, { error: 'Internal server error' });
   };
 
@@ -102,14 +133,14 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
     try {
       out = handler(req);
     } catch (err) {
-      write(res, state, errorReply(err));
+      write(res, state, errorReply(err, state));
       finish();
       return;
     }
     if (out instanceof Promise) {
       out.then(
         (r) => write(res, state, r),
-        (err) => write(res, state, errorReply(err)),
+        (err) => write(res, state, errorReply(err, state)),
       ).finally(finish);
     } else {
       write(res, state, out);
@@ -119,8 +150,12 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
 
   for (const route of routes) {
     const nParams = (route.pattern.match(/:/g) ?? []).length;
+    const method = METHOD_NAME[route.method];
+    const record = routeRecorder(method, route.pattern);
     app[route.method](route.pattern, (res, uReq) => {
-      const state: ResState = { aborted: false };
+      const state: ResState = {
+        aborted: false, requestId: requestIdOf(uReq.getHeader('x-request-id')), start: performance.now(), record, method, route: route.pattern,
+      };
       res.onAborted(() => {
         state.aborted = true;
       });
@@ -136,7 +171,7 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         }
       }
       const req: Request = {
-        method: METHOD_NAME[route.method],
+        method,
         path: uReq.getUrl(),
         params,
         query: new URLSearchParams(uReq.getQuery() ?? ''),
@@ -144,6 +179,8 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         tenantId: uReq.getHeader('tenant-id'),
         idempotencyKey: uReq.getHeader('idempotency-key'),
         contentType: uReq.getHeader('content-type'),
+        authorization: uReq.getHeader('authorization'),
+        requestId: state.requestId,
         body: EMPTY,
       };
       if (badParam) {
@@ -184,11 +221,15 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
 
   // Anything unmatched: 405 when the path exists under another method, else 404.
   const known = routes.map((r) => ({ method: METHOD_NAME[r.method], re: patternRegex(r.pattern) }));
+  const unmatched = new Map<string, ReturnType<typeof routeRecorder>>();
   app.any('/*', (res, uReq) => {
     const path = uReq.getUrl();
     const method = uReq.getMethod().toUpperCase();
     const allowed = [...new Set(known.filter((k) => k.re.test(path)).map((k) => k.method))];
-    const state: ResState = { aborted: false };
+    const label = KNOWN_METHODS.has(method) ? method : 'OTHER';
+    const state: ResState = {
+      aborted: false, requestId: requestIdOf(uReq.getHeader('x-request-id')), start: performance.now(), record: unmatched.get(label) ?? unmatched.set(label, routeRecorder(label, 'unmatched')).get(label)!, method: label, route: 'unmatched',
+    };
     res.onAborted(() => (state.aborted = true));
     if (allowed.length > 0 && !allowed.includes(method)) {
       write(res, state, reply(405, { error: `Method ${method} is not allowed on ${path}` }, { Allow: allowed.join(', ') }));

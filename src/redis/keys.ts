@@ -15,6 +15,11 @@ export class Keys {
     return `${this.prefix}lease:scheduler`;
   }
 
+  /** An API key's rate-limit state (GCRA's theoretical arrival time), one slot per key. */
+  rateLimit(keyId: string): string {
+    return `${this.prefix}{rl:${keyId}}`;
+  }
+
   /** Pub/sub channel for cache invalidation across processes. */
   get channel(): string {
     return `${this.prefix}invalidate`;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type Redis from 'ioredis';
+import { observeScript } from '../metrics';
 
 /** Where the Lua sources live (copied beside dist/ in the image). */
 export const LUA_DIR = path.resolve(__dirname, '../../../lua');
@@ -17,6 +18,7 @@ const SCRIPTS = {
   streak_admin: 3,
   user_read: 2,
   config_publish: 2,
+  rate_limit: 1,
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;
 
@@ -66,6 +68,7 @@ export class Scripts {
 
   async run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
     const fcall = () => this.redis.call('FCALL', this.lib.fn(name), keys.length, ...keys, ...args);
+    const started = performance.now();
     try {
       return await fcall();
     } catch (err) {
@@ -73,6 +76,8 @@ export class Scripts {
       if (!/Function not found/i.test((err as Error).message)) throw err;
       await this.load();
       return fcall();
+    } finally {
+      observeScript(name, started);
     }
   }
 }

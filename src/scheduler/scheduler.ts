@@ -9,6 +9,7 @@ import { configTx } from '../api/admin/config-tx';
 import { tx } from '../store/db';
 import type { Tenant } from '../store/tenants';
 import { Lease } from './lease';
+import { schedulerRuns } from '../metrics';
 
 const BATCH = 500;
 
@@ -36,7 +37,11 @@ export class Scheduler {
     const tick = () => {
       if (this.stopped) return;
       this.running = this.tickOnce()
-        .catch((err) => this.ctx.log.warn('scheduler run failed', { err: (err as Error).message }))
+        .then((ran) => ran && schedulerRuns.labels('ok').inc())
+        .catch((err) => {
+          schedulerRuns.labels('failed').inc();
+          this.ctx.log.warn('scheduler run failed', { err: (err as Error).message });
+        })
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
         });
@@ -51,10 +56,11 @@ export class Scheduler {
     await this.lease.release();
   }
 
-  /** One round if we hold (or win) the lease. */
-  async tickOnce(): Promise<void> {
-    if (!(await this.lease.acquire())) return;
+  /** One round if we hold (or win) the lease; whether it ran. */
+  async tickOnce(): Promise<boolean> {
+    if (!(await this.lease.acquire())) return false;
     await this.runOnce();
+    return true;
   }
 
   /** Do everything that is due now, lease or not (tests call this directly). */

@@ -28,18 +28,26 @@ export async function until<T>(what: string, fn: () => Promise<T | null | false>
   }
 }
 
-/** A Laurel server as a real child process (`npm start` minus the build). */
-export async function spawnServer(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exit: Promise<number | null> }> {
+/**
+ * A Laurel server as a real child process (`npm start` minus the build).
+ * With `captureLogs`, its stderr is kept (`logs()`) instead of shown.
+ */
+export async function spawnServer(
+  env: Record<string, string>,
+  opts: { captureLogs?: boolean } = {},
+): Promise<{ proc: ChildProcess; url: string; exit: Promise<number | null>; logs: () => string }> {
   const port = await freePort();
   const proc = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', SCHEDULER_INTERVAL_MS: '3600000', FLUSH_CLAIM_MS: '300', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', opts.captureLogs ? 'pipe' : 'inherit'],
   });
+  let logs = '';
+  proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => (logs += chunk));
   const exit = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   await until('the server to answer', async () => (await fetch(`${url}/healthz`)).ok);
-  return { proc, url, exit };
+  return { proc, url, exit, logs: () => logs };
 }
 
 /**
