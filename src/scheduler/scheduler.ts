@@ -9,6 +9,8 @@ import { configTx } from '../api/admin/config-tx';
 import { tx } from '../store/db';
 import type { Tenant } from '../store/tenants';
 import { Lease } from './lease';
+import { announceBoosts, announceRuns, finishedEvents } from '../webhooks/announce';
+import { enqueue } from '../webhooks/outbox';
 
 const BATCH = 500;
 
@@ -62,6 +64,8 @@ export class Scheduler {
     let visited = 0;
     for (const t of await this.ctx.tenants.all()) {
       await this.leaderboards(t);
+      await announceRuns(this.ctx, t, this.ctx.clock.now());
+      await announceBoosts(this.ctx, t, this.ctx.clock.now());
       await this.reviewAchievements(t);
       visited += await this.timeTriggers(t);
     }
@@ -139,7 +143,10 @@ export class Scheduler {
       const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
       for (let i = 0; i < flat.length; i += 2) rows.push({ g: key.slice(prefix.length), u: flat[i]!, rk: i / 2 + 1, v: Math.floor(Number(flat[i + 1]) / TIE_BITS) });
     }
+    const now = ctx.clock.now();
+    const finished = await finishedEvents(ctx, t, slot, run, rows, now);
     await tx(ctx.db, async (c) => {
+      await enqueue(c, t.id, finished, now);
       if (rows.length) {
         await c.query(
           `INSERT INTO leaderboard_results (tenant_id, leaderboard_id, run, grp, user_id, rank, value)
