@@ -318,6 +318,33 @@ t.test('streaks: started, extended, freezes consumed and earned, lost', async (t
   t.match(d7['streak.freeze_earned'], { earned: 2, freezes: 1 });
   t.match(d7['streak.lost'], { length: 2, user: { id: 'u' } });
   t.match(d7['streak.started'].streak, { length: 1, started: '2026-03-07' });
+
+  // No more events: the scheduler's hourly sweep settles the streak, so the lapse is reported anyway.
+  s.clock.set('2026-03-11T00:30:00Z');
+  await s.app.scheduler.runOnce();
+  await deliver(s);
+  const swept = Object.fromEntries(rx.got.splice(0).map((r) => [r.json.type, r.json]));
+  t.same(Object.keys(swept).sort(), ['streak.freeze_consumed', 'streak.freeze_earned', 'streak.lost']);
+  t.match(swept['streak.freeze_consumed'], { consumed: 2, freezes: 1 });
+  t.match(swept['streak.lost'], { length: 1 });
+  await s.app.scheduler.runOnce();
+  await deliver(s);
+  t.equal(rx.got.length, 0, 'settling again reports nothing new');
+});
+
+t.test('achievements completed by a review of existing users are backdated: not reported', async (t) => {
+  const s = await start(t);
+  const rx = await receiver(t);
+  const { m } = await s.metrics(['m']);
+  const a = await s.call('POST', '/admin/v1/achievements', { body: [{ key: 'ten', name: 'Ten', trigger: 'metric', metricId: m!.id, metricValue: 10, status: 'inactive' }] });
+  await endpoint(s, rx.url, ['achievement.completed']);
+  await s.event('m', { user: { id: 'old' }, value: 10 });
+  await s.call('PATCH', '/admin/v1/achievements', { body: [{ id: a.body.created[0].id, status: 'active' }] });
+  await s.app.scheduler.runOnce();
+  t.match((await s.call('GET', '/v1/users/old/achievements')).body, [{ key: 'ten', achievedAt: /^2026/ }], 'completed by the review');
+  await s.event('m', { user: { id: 'new' }, value: 10 });
+  await deliver(s);
+  t.same(rx.got.map((r) => r.json.user.id), ['new'], 'only the completion earned by an event is reported');
 });
 
 t.test('leaderboard runs start and finish; boosts start and finish', async (t) => {
@@ -363,4 +390,18 @@ t.test('leaderboard runs start and finish; boosts start and finish', async (t) =
   t.same(finished.leaderboard.rankings, [{ userId: 'b', userName: null, rank: 1, value: 5 }, { userId: 'a', userName: 'Ann', rank: 2, value: 3 }]);
   t.match(turn.find((e) => e.type === 'leaderboard.started').leaderboard, { start: '2026-03-23', end: '2026-03-29' });
   t.same(await tick('2026-03-23T12:30:00Z'), []);
+});
+
+t.test('two processes share the outbox without sending anything twice', async (t) => {
+  const a = await start(t);
+  const b = await start(t, { DATABASE_SCHEMA: a.schema, REDIS_KEY_PREFIX: a.prefix, ADMIN_API_KEY: a.adminKey });
+  const rx = await receiver(t);
+  const { m } = await a.metrics(['m']);
+  await a.call('POST', '/admin/v1/achievements', { body: [{ key: 'one', name: 'One', trigger: 'metric', metricId: m!.id, metricValue: 1, status: 'active' }] });
+  await endpoint(a, rx.url, ['achievement.completed']);
+  for (let i = 0; i < 30; i++) await (i % 2 ? a : b).event('m', { user: { id: `u${i}` }, value: 1 });
+  await a.drain();
+  await Promise.all([a.app.webhooks.runOnce(), b.app.webhooks.runOnce()]);
+  t.equal(rx.got.length, 30);
+  t.equal(new Set(rx.got.map((r) => r.json.user.id)).size, 30, 'each user once');
 });
