@@ -11,6 +11,7 @@ import { boardJson, boardNames, runDates, ScriptBoard } from '../domain/leaderbo
 import { ATTRIBUTE_PREFIX, PROFILE_FIELDS } from '../domain/users';
 import type { WebhookEvent, WebhookEventType } from './events';
 import { enqueue, subscribedTypes } from './outbox';
+import { isUnavailable } from '../http/errors';
 import { boardPayload, liveRankings, userPayload } from './payloads';
 
 /** leaderboard.changed is a snapshot: at most one per board, run and group in each window, sent at its end. */
@@ -55,9 +56,19 @@ export class WebhookDeriver implements BatchHook {
     this.queued = false;
     const wanted = await subscribedTypes(c, t.id);
     if (wanted.size === 0) return null;
+    const prepared = await this.isolated(c, () => this.prepare(c, t, records), null);
+    if (!prepared) return null;
+    return (c2) =>
+      this.isolated(c2, async () => {
+        const events = await this.derive(t, prepared.cfg, wanted, records, prepared.state, prepared.tracked);
+        await enqueue(c2, t.id, events, this.ctx.clock.now());
+        this.queued = events.length > 0;
+      }, undefined);
+  }
+
+  /** The users' fields as stored before this batch (replayed record by record, so each event shows the user as they were then). */
+  private async prepare(c: PoolClient, t: Tenant, records: ChangeRecord[]) {
     const cfg = await this.ctx.configs.get(t);
-    // The users' fields as stored before this batch, replayed record by record
-    // below, so each event shows the user (and freezes) as they were then.
     const ids = [...new Set(records.map(userOf))];
     const fields = [...PROFILE_FIELDS, FREEZES_FIELD, FREEZE_ANCHOR_FIELD];
     if (cfg.streak?.enabled) fields.push(streakField(FREQ_CODE[cfg.streak.frequency]));
@@ -69,11 +80,26 @@ export class WebhookDeriver implements BatchHook {
     const state = new Map<string, Map<string, string>>(ids.map((id) => [id, new Map()]));
     for (const r of rows) state.get(r.user_id)!.set(r.field, r.value);
     const keep = new Set(fields);
-    return async (c2) => {
-      const events = await this.derive(t, cfg, wanted, records, state, (f) => keep.has(f) || f.startsWith(ATTRIBUTE_PREFIX));
-      await enqueue(c2, t.id, events, this.ctx.clock.now());
-      this.queued = events.length > 0;
-    };
+    return { cfg, state, tracked: (f: string) => keep.has(f) || f.startsWith(ATTRIBUTE_PREFIX) };
+  }
+
+  /**
+   * Webhooks never stop the flusher: a failure that is not an outage (a bug,
+   * unexpected data) skips this batch's events, loudly, and the batch is
+   * written; an outage fails the whole batch, which is then retried.
+   */
+  private async isolated<T>(c: PoolClient, fn: () => Promise<T>, fallback: T): Promise<T> {
+    await c.query('SAVEPOINT webhooks');
+    try {
+      const out = await fn();
+      await c.query('RELEASE SAVEPOINT webhooks');
+      return out;
+    } catch (err) {
+      if (isUnavailable(err)) throw err;
+      await c.query('ROLLBACK TO SAVEPOINT webhooks');
+      this.ctx.log.error('webhook events of a batch skipped', { err: err instanceof Error ? err.stack : String(err) });
+      return fallback;
+    }
   }
 
   private async derive(
