@@ -9,7 +9,7 @@ import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { reportFlusherLag } from './metrics';
+import { reportFlusherLag, webhookDeliveries } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
@@ -34,12 +34,16 @@ import { leaderboardRoutes } from './api/app/leaderboards';
 import { ensureAdminKey } from './store/bootstrap';
 import { Scheduler } from './scheduler/scheduler';
 import { restoreIfEmpty } from './store/restore';
+import { WebhookDispatcher } from './webhooks/dispatcher';
+import { WebhookDeriver } from './webhooks/derive';
+import { webhookRoutes } from './api/admin/webhooks';
 
 export interface App {
   ctx: Ctx;
   port: number;
   flusher: Flusher;
   scheduler: Scheduler;
+  webhooks: WebhookDispatcher;
   readonly closed: boolean;
   close(): Promise<void>;
 }
@@ -82,7 +86,14 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   // A new or emptied Redis is rebuilt from Postgres before any request is served.
   await restoreIfEmpty({ db, redis, keys, tenants, configs, log });
 
-  const flusher = new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs);
+  const webhooks = new WebhookDispatcher(db, clock, log, {
+    timeoutMs: config.webhookTimeoutMs,
+    maxAttempts: config.webhookMaxAttempts,
+    retryBaseMs: config.webhookRetryBaseMs,
+    pollMs: config.webhookPollMs,
+    retentionMs: config.webhookRetentionDays * 86_400_000,
+  });
+  const flusher = new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()));
   const stopLagReport = reportFlusherLag(() => flusher.lag());
   const routes: Route[] = [
     ...healthRoutes(ctx, flusher),
@@ -101,10 +112,13 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ...leaderboardAdminRoutes(ctx),
     ...streakRoutes(ctx),
     ...leaderboardRoutes(ctx),
+    ...webhookRoutes(ctx),
   ];
   const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
   const port = await http.listen(config.host, config.port);
   flusher.start();
+  webhooks.onDelivery = (outcome) => webhookDeliveries.labels(outcome).inc();
+  webhooks.start();
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
   scheduler.start();
   log.info('laurel listening', { host: config.host, port });
@@ -115,6 +129,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     port,
     flusher,
     scheduler,
+    webhooks,
     get closed() {
       return closed;
     },
@@ -126,6 +141,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
       await scheduler.stop();
       await flusher.stop();
       await flusher.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
+      await webhooks.stop();
       sub.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       await db.end();

@@ -33,6 +33,12 @@ export interface Config {
   rateLimit: RateLimit | null;
   /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** Webhook delivery: receiver timeout, attempts before dead-lettering, first retry delay, polling, retention of delivered rows. */
+  webhookTimeoutMs: number;
+  webhookMaxAttempts: number;
+  webhookRetryBaseMs: number;
+  webhookPollMs: number;
+  webhookRetentionDays: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -64,6 +70,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: intVar(env, 'WORKERS', 1, 1, 64),
     rateLimit: rateLimitVars(env),
     metricsToken: env.METRICS_TOKEN || undefined,
+    webhookTimeoutMs: intVar(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookMaxAttempts: intVar(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
+    webhookRetryBaseMs: intVar(env, 'WEBHOOK_RETRY_BASE_MS', 60_000, 1, 86_400_000),
+    webhookPollMs: intVar(env, 'WEBHOOK_POLL_MS', 1000, 10, 3_600_000),
+    webhookRetentionDays: intVar(env, 'WEBHOOK_RETENTION_DAYS', 7, 1, 3650),
   };
 }
 

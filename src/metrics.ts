@@ -181,14 +181,14 @@ export const schedulerRuns = new Counter({
 /** Incremented by the webhook sender for each delivery attempt's final state. */
 export const webhookDeliveries = new Counter({
   name: 'laurel_webhook_deliveries_total',
-  help: 'Webhook deliveries by outcome (delivered, failed: will be retried, dead: given up)',
+  help: 'Webhook deliveries by outcome (delivered, retry: failed, to be tried again, dead: given up)',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
 
 // Known label values start at zero, so rates and alerts work before the first occurrence.
 for (const o of ['ok', 'failed']) schedulerRuns.labels(o).inc(0);
-for (const o of ['delivered', 'failed', 'dead']) webhookDeliveries.labels(o).inc(0);
+for (const o of ['delivered', 'retry', 'dead']) webhookDeliveries.labels(o).inc(0);
 
 type LagSource = () => Promise<{ entries: number; seconds: number }>;
 let lagSource: LagSource | null = null;

@@ -67,7 +67,7 @@ t.test('GET /metrics: requests by route pattern and status, latencies, script ca
   t.equal(delta('laurel_redis_script_duration_seconds_count', { script: 'event' }), 1, 'one event, one script call');
   t.ok(delta('laurel_redis_script_duration_seconds_count', { script: 'user_read' }) >= 4);
 
-  for (const outcome of ['delivered', 'failed', 'dead']) {
+  for (const outcome of ['delivered', 'retry', 'dead']) {
     t.equal(samples(after, 'laurel_webhook_deliveries_total').filter((x) => x.labels.outcome === outcome).length, 1, `webhook ${outcome} is reported`);
   }
   t.ok(samples(after, 'process_cpu_user_seconds_total').length === 1, 'with the process defaults');

@@ -26,6 +26,10 @@ export interface UserJson {
 
 export const totalField = (metricSlot: number) => `m${metricSlot}`;
 
+/** The hash fields userJson reads, besides attributes (`a:<key>`). */
+export const PROFILE_FIELDS = ['e', 'n', 'tz', 'dt', 'se', 'c', 'u'];
+export const ATTRIBUTE_PREFIX = 'a:';
+
 /** The hash fields a profile update sets (tz already canonical; '' clears). */
 export function userPatch(u: UserFields, tz: string | null | undefined): Record<string, string> {
   const p: Record<string, string> = {};

@@ -10,8 +10,15 @@ import { tx } from '../store/db';
 import type { Tenant } from '../store/tenants';
 import { Lease } from './lease';
 import { schedulerRuns } from '../metrics';
+import { announceBoosts, announceRuns, finishedEvents } from '../webhooks/announce';
+import { enqueue, subscribedTypes } from '../webhooks/outbox';
+import { streakCall } from '../api/streak-calls';
 
 const BATCH = 500;
+/** User keys a streak sweep visits per scheduler pass (SCAN pages of about 1,000). */
+const SWEEP_PAGES = 5;
+/** Webhook events that happen when a streak is settled, not when the user acts. */
+const SETTLE_EVENTS = ['streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned'] as const;
 
 /**
  * Background work that no request triggers: time-based points. It runs in
@@ -24,6 +31,8 @@ export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> = Promise.resolve();
   private stopped = true;
+  /** Per tenant: the hour the current streak sweep started, and where it is (null: finished). */
+  private readonly sweeps = new Map<string, { hour: number; cursor: string | null }>();
 
   constructor(
     private readonly ctx: Ctx,
@@ -68,7 +77,10 @@ export class Scheduler {
     let visited = 0;
     for (const t of await this.ctx.tenants.all()) {
       await this.leaderboards(t);
+      await announceRuns(this.ctx, t, this.ctx.clock.now());
+      await announceBoosts(this.ctx, t, this.ctx.clock.now());
       await this.reviewAchievements(t);
+      await this.settleStreaks(t);
       visited += await this.timeTriggers(t);
     }
     return visited;
@@ -145,7 +157,10 @@ export class Scheduler {
       const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
       for (let i = 0; i < flat.length; i += 2) rows.push({ g: key.slice(prefix.length), u: flat[i]!, rk: i / 2 + 1, v: Math.floor(Number(flat[i + 1]) / TIE_BITS) });
     }
+    const now = ctx.clock.now();
+    const finished = await finishedEvents(ctx, t, slot, run, rows, now);
     await tx(ctx.db, async (c) => {
+      await enqueue(c, t.id, finished, now);
       if (rows.length) {
         await c.query(
           `INSERT INTO leaderboard_results (tenant_id, leaderboard_id, run, grp, user_id, rank, value)
@@ -176,6 +191,33 @@ export class Scheduler {
       ])) as string[];
       if (r[0] !== 'STALE') return;
       cfg = await ctx.configs.reload(t);
+    }
+  }
+
+  /**
+   * Streaks are settled lazily (on the user's next event or read), which is
+   * exact but silent for a user who never comes back. While an endpoint wants
+   * to hear about lapses, every user's streak is settled once an hour, so
+   * streak.lost and freeze events go out within about an hour of the user's
+   * midnight. A sweep runs a few pages per pass and resumes where it stopped.
+   */
+  private async settleStreaks(t: Tenant): Promise<void> {
+    const { ctx } = this;
+    const hour = Math.floor(ctx.clock.now() / 3_600_000);
+    let sweep = this.sweeps.get(t.id);
+    if (!sweep || (sweep.cursor === null && sweep.hour < hour)) {
+      const cfg = await ctx.configs.get(t);
+      const types = cfg.streak?.enabled ? await subscribedTypes(ctx.db, t.id) : new Set<string>();
+      sweep = { hour, cursor: SETTLE_EVENTS.some((e) => types.has(e)) ? '0' : null };
+      this.sweeps.set(t.id, sweep);
+    }
+    if (sweep.cursor === null) return;
+    const tk = ctx.keys.tenant(t.slot);
+    const prefix = tk.user('');
+    for (let page = 0; page < SWEEP_PAGES && sweep.cursor !== null; page++) {
+      const [next, keys]: [string, string[]] = await ctx.redis.scan(sweep.cursor, 'MATCH', tk.users, 'COUNT', 1000);
+      for (const k of keys) await streakCall(ctx, t, k.slice(prefix.length), 'streak_read');
+      sweep.cursor = next === '0' ? null : next;
     }
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
 import { tx } from './db';
@@ -76,6 +76,20 @@ interface UserRow {
 
 const BATCH = 500;
 
+/** One change record, field by field, as the scripts wrote it. */
+export type ChangeRecord = Record<string, string | undefined>;
+
+/**
+ * Derives more rows from a batch in the batch's own transaction (webhook
+ * deliveries). `begin` runs before anything of the batch is written; the
+ * step it returns (if any) runs after everything else; `committed` after the
+ * commit of a batch that had such a step.
+ */
+export interface BatchHook {
+  begin(c: PoolClient, t: Tenant, records: ChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null>;
+  committed(): void;
+}
+
 /**
  * Moves change records from each tenant's stream into Postgres: at least once
  * (entries are acknowledged and deleted only after the commit), idempotently
@@ -113,6 +127,7 @@ export class Flusher {
     private readonly intervalMs = 50,
     /** How long another consumer's unacknowledged entries wait before we take them over. */
     private readonly claimIdleMs = 30_000,
+    private readonly hook: BatchHook | null = null,
   ) {}
 
   /** Entries not yet in Postgres, and the age of the oldest (seconds), over every tenant. */
@@ -293,8 +308,10 @@ export class Flusher {
       }
       u.updated = Math.max(u.updated, at);
     };
+    const records: ChangeRecord[] = [];
     for (const [entryId, flat] of entries) {
       const f = fieldMap(flat);
+      records.push(f);
       const ver = streamVersion(entryId);
       if (f.k === 'ev') {
         const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
@@ -313,7 +330,8 @@ export class Flusher {
         collectFields(f.uf, f.u!, ver);
       }
     }
-    await tx(this.db, async (c) => {
+    const derived = await tx(this.db, async (c) => {
+      const step = this.hook ? await this.hook.begin(c, t, records) : null;
       if (users.size) {
         const rows = inKeyOrder(users);
         await c.query(
@@ -403,7 +421,10 @@ export class Flusher {
           [t.id, JSON.stringify(events)],
         );
       }
+      if (step) await step(c);
+      return step;
     });
+    if (derived) this.hook!.committed();
   }
 }
 

@@ -7,6 +7,7 @@ import { reply, Request, Route } from '../../http/server';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
 import { configTx } from './config-tx';
+import { tx } from '../../store/db';
 
 /** A tenant-scoped config table exposed as an Admin API collection. */
 export interface Resource<Row> {
@@ -22,6 +23,13 @@ export interface Resource<Row> {
   json(r: Row): unknown;
   /** For a collection under another resource: the owner's table, our column naming it, its noun. */
   parent?: { table: string; column: string; noun: string };
+  /** Rows the scripts never read (webhooks): written in a plain transaction, with no config version bump. */
+  plain?: boolean;
+}
+
+/** The transaction a resource's writes run in. */
+function writeTx<T>(ctx: Ctx, spec: Resource<unknown>, tenant: Tenant, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  return spec.plain ? tx(ctx.db, fn) : configTx(ctx, tenant, fn);
 }
 
 /** Where a request's rows live: the tenant, and the owner named in the path (if any). */
@@ -88,7 +96,7 @@ export function readDeleteRoutes<Row>(ctx: Ctx, spec: Resource<Row>): Route[] {
         const s = await scopeOf(ctx, any, req);
         const ids = idsParam(req.query);
         const w = where(any, s);
-        const deleted = await configTx(ctx, s.tenant, async (c) => {
+        const deleted = await writeTx(ctx, any, s.tenant, async (c) => {
           const { rows } = await c.query<{ id: string }>(
             `DELETE FROM ${spec.table} WHERE ${w.sql} AND id = ANY($3::uuid[]) RETURNING id`,
             [...w.params, ids],
@@ -123,7 +131,7 @@ export function batchRoute<Item, Row>(
     handler: async (req) => {
       const s = await scopeOf(ctx, spec as Resource<unknown>, req);
       const { items, issues } = parseBatch(jsonBody(req), validate);
-      const done = await configTx(ctx, s.tenant, async (c) => {
+      const done = await writeTx(ctx, spec as Resource<unknown>, s.tenant, async (c) => {
         const rows: Row[] = [];
         for (const { index, item } of items) {
           // Each item in its own savepoint: a failing one leaves the others applied.

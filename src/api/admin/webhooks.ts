@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import typia, { tags } from 'typia';
+import type { Ctx } from '../../context';
+import { uuidParam } from '../../http/body';
+import { badRequest, notFound } from '../../http/errors';
+import { reply, Route } from '../../http/server';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../webhooks/events';
+import { newSecret } from '../../webhooks/signing';
+import { page } from './batch';
+import { batchRoute, getRow, readDeleteRoutes, Resource, scopeOf } from './resource';
+
+type Status = 'active' | 'inactive';
+interface WebhookFields {
+  url: string & tags.MinLength<1> & tags.MaxLength<2048>;
+  eventTypes: WebhookEventType[] & tags.MinItems<1> & tags.MaxItems<50>;
+  description?: (string & tags.MaxLength<1000>) | null;
+  status?: Status;
+}
+interface PatchWebhook extends Partial<WebhookFields> {
+  id: string & tags.Format<'uuid'>;
+}
+
+interface Row {
+  id: string;
+  url: string;
+  description: string | null;
+  event_types: WebhookEventType[];
+  status: Status;
+  secret: string;
+  created: Date;
+  updated: Date;
+}
+
+const COLS = 'id, url, description, event_types, status, secret, created, updated';
+const WEBHOOKS: Resource<Row> = {
+  path: '/admin/v1/webhooks',
+  table: 'webhooks',
+  cols: COLS,
+  order: 'seq',
+  noun: 'Webhook',
+  plain: true,
+  // The secret is never shown again after creation (or rotation).
+  json: (r) => ({
+    id: r.id, url: r.url, description: r.description, eventTypes: r.event_types, status: r.status,
+    created: r.created.toISOString(), updated: r.updated.toISOString(),
+  }),
+};
+
+/** The endpoint's URL as stored, or why it is refused. */
+function checkUrl(raw: string): { url: string } | string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'url must be an absolute http or https URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'url must be an absolute http or https URL';
+  return { url: u.toString() };
+}
+
+/** Each type once, in the documented order. */
+const normalTypes = (types: WebhookEventType[]) => WEBHOOK_EVENT_TYPES.filter((t) => types.includes(t));
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  type: string;
+  payload: string;
+  status: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  created: Date;
+  delivered_at: Date | null;
+}
+const DELIVERY_COLS = `id, webhook_id, event_id, type, payload, status, attempts, next_attempt_at, last_attempt_at, last_status, last_error,
+  created, delivered_at`;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const deliveryJson = (r: DeliveryRow) => ({
+  id: r.id,
+  webhookId: r.webhook_id,
+  eventId: r.event_id,
+  type: r.type,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.status === 'pending' ? r.next_attempt_at.toISOString() : null,
+  lastAttemptAt: iso(r.last_attempt_at),
+  lastStatus: r.last_status,
+  lastError: r.last_error,
+  created: r.created.toISOString(),
+  deliveredAt: iso(r.delivered_at),
+  payload: JSON.parse(r.payload) as unknown,
+});
+const DELIVERY_STATUSES = new Set(['pending', 'delivered', 'dead']);
+
+/**
+ * Webhook endpoints (Laurel's own: Trophy configures them in its dashboard)
+ * and their deliveries. The signing secret is returned once, on creation or
+ * rotation.
+ */
+export function webhookRoutes(ctx: Ctx): Route[] {
+  const now = () => new Date(ctx.clock.now());
+  const webhookOf = async (req: Parameters<Route['handler']>[0]) => {
+    const s = await scopeOf(ctx, WEBHOOKS as Resource<unknown>, req);
+    const row = await getRow(ctx.db, WEBHOOKS, s, uuidParam(req.params[0]!));
+    if (!row) throw notFound('Webhook not found');
+    return { s, row };
+  };
+
+  return [
+    ...readDeleteRoutes(ctx, WEBHOOKS),
+    batchRoute(
+      ctx,
+      WEBHOOKS,
+      'post',
+      typia.createValidate<WebhookFields>(),
+      async (c, { tenant }, item) => {
+        const url = checkUrl(item.url);
+        if (typeof url === 'string') return url;
+        const { rows } = await c.query<Row>(
+          `INSERT INTO webhooks (id, tenant_id, url, description, event_types, status, secret, created, updated)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLS}`,
+          [randomUUID(), tenant.id, url.url, item.description ?? null, normalTypes(item.eventTypes), item.status ?? 'active', newSecret(), now()],
+        );
+        return rows[0]!;
+      },
+      (r) => ({ ...(WEBHOOKS.json(r) as object), secret: r.secret }),
+    ),
+    batchRoute(ctx, WEBHOOKS, 'patch', typia.createValidate<PatchWebhook>(), async (c, s, item) => {
+      const row = await getRow(c, WEBHOOKS, s, item.id.toLowerCase());
+      if (!row) return 'Webhook not found';
+      const url = checkUrl(item.url ?? row.url);
+      if (typeof url === 'string') return url;
+      const { rows } = await c.query<Row>(
+        `UPDATE webhooks SET url = $3, description = $4, event_types = $5, status = $6, updated = $7
+         WHERE tenant_id = $1 AND id = $2 RETURNING ${COLS}`,
+        [
+          s.tenant.id, row.id, url.url, item.description !== undefined ? item.description : row.description,
+          item.eventTypes ? normalTypes(item.eventTypes) : row.event_types, item.status ?? row.status, now(),
+        ],
+      );
+      return rows[0]!;
+    }),
+    {
+      method: 'post',
+      pattern: '/admin/v1/webhooks/:id/rotate-secret',
+      handler: async (req) => {
+        const { s, row } = await webhookOf(req);
+        const secret = newSecret();
+        await ctx.db.query('UPDATE webhooks SET secret = $3, updated = $4 WHERE tenant_id = $1 AND id = $2', [s.tenant.id, row.id, secret, now()]);
+        return reply(200, { id: row.id, secret });
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/admin/v1/webhooks/:id/deliveries',
+      handler: async (req) => {
+        const { row } = await webhookOf(req);
+        const status = req.query.get('status');
+        if (status !== null && !DELIVERY_STATUSES.has(status)) throw badRequest('status must be pending, delivered or dead');
+        const { limit, skip } = page(req.query);
+        const { rows } = await ctx.db.query<DeliveryRow>(
+          `SELECT ${DELIVERY_COLS} FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2)
+           ORDER BY created DESC, id LIMIT $3 OFFSET $4`,
+          [row.id, status, limit, skip],
+        );
+        return reply(200, rows.map(deliveryJson));
+      },
+    },
+    {
+      // Every dead delivery of the endpoint, sent again from the first attempt (after an outage).
+      method: 'post',
+      pattern: '/admin/v1/webhooks/:id/redeliver',
+      handler: async (req) => {
+        const { row } = await webhookOf(req);
+        const { rowCount } = await ctx.db.query(
+          `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE webhook_id = $1 AND status = 'dead'`,
+          [row.id, now()],
+        );
+        return reply(200, { redelivered: rowCount ?? 0 });
+      },
+    },
+    {
+      method: 'post',
+      pattern: '/admin/v1/webhooks/deliveries/:deliveryId/redeliver',
+      handler: async (req) => {
+        const s = await scopeOf(ctx, WEBHOOKS as Resource<unknown>, req);
+        const { rows } = await ctx.db.query<DeliveryRow>(
+          `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3
+           WHERE tenant_id = $1 AND id = $2 RETURNING ${DELIVERY_COLS}`,
+          [s.tenant.id, uuidParam(req.params[0]!, 'deliveryId'), now()],
+        );
+        if (!rows[0]) throw notFound('Webhook delivery not found');
+        return reply(200, deliveryJson(rows[0]));
+      },
+    },
+  ];
+}

@@ -1,0 +1,231 @@
+import type { PoolClient } from 'pg';
+import type { Ctx } from '../context';
+import type { Tenant } from '../store/tenants';
+import type { TenantConfig } from '../store/tenant-config';
+import type { BatchHook, ChangeRecord } from '../store/flusher';
+import { derivedId } from '../domain/ids';
+import { achievementJson } from '../domain/achievements';
+import { levelFor, levelJson, pointsResponse, ScriptPoints, systemJson } from '../domain/points';
+import { FREEZE_ANCHOR_FIELD, FREEZES_FIELD, FREQ_CODE, parseState, streakField, streakJson } from '../domain/streaks';
+import { boardJson, boardNames, runDates, ScriptBoard } from '../domain/leaderboards';
+import { ATTRIBUTE_PREFIX, PROFILE_FIELDS } from '../domain/users';
+import type { WebhookEvent, WebhookEventType } from './events';
+import { enqueue, subscribedTypes } from './outbox';
+import { isUnavailable } from '../http/errors';
+import { boardPayload, liveRankings, userPayload } from './payloads';
+
+/** leaderboard.changed is a snapshot: at most one per board, run and group in each window, sent at its end. */
+export const BOARD_CHANGED_WINDOW_MS = 15 * 60_000;
+
+/** Lua encodes an empty list as an object. */
+const list = <T>(raw: string | undefined): T[] => {
+  if (!raw || raw === '[]' || raw === '{}') return [];
+  const v = JSON.parse(raw) as unknown;
+  return Array.isArray(v) ? (v as T[]) : [];
+};
+
+interface PeriodRecord {
+  f: string;
+  p: number;
+  l: number;
+  fr: number;
+  pa: number;
+}
+
+/**
+ * Derives webhook events from a batch of change records, inside the
+ * flusher's transaction: the outbox rows commit with the batch or not at all,
+ * and ids derived from the records make a re-flushed batch add nothing.
+ * Costs one query per batch when the tenant has no endpoint.
+ */
+export class WebhookDeriver implements BatchHook {
+  /** Whether the last batch queued anything (batches never overlap: the flusher runs one at a time). */
+  private queued = false;
+
+  constructor(
+    private readonly ctx: Ctx,
+    /** Told after a commit that queued deliveries. */
+    private readonly onQueued: () => void,
+  ) {}
+
+  committed(): void {
+    if (this.queued) this.onQueued();
+  }
+
+  async begin(c: PoolClient, t: Tenant, records: ChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null> {
+    this.queued = false;
+    const wanted = await subscribedTypes(c, t.id);
+    if (wanted.size === 0) return null;
+    const prepared = await this.isolated(c, () => this.prepare(c, t, records), null);
+    if (!prepared) return null;
+    return (c2) =>
+      this.isolated(c2, async () => {
+        const events = await this.derive(t, prepared.cfg, wanted, records, prepared.state, prepared.tracked);
+        await enqueue(c2, t.id, events, this.ctx.clock.now());
+        this.queued = events.length > 0;
+      }, undefined);
+  }
+
+  /** The users' fields as stored before this batch (replayed record by record, so each event shows the user as they were then). */
+  private async prepare(c: PoolClient, t: Tenant, records: ChangeRecord[]) {
+    const cfg = await this.ctx.configs.get(t);
+    const ids = [...new Set(records.map(userOf))];
+    const fields = [...PROFILE_FIELDS, FREEZES_FIELD, FREEZE_ANCHOR_FIELD];
+    if (cfg.streak?.enabled) fields.push(streakField(FREQ_CODE[cfg.streak.frequency]));
+    const { rows } = await c.query<{ user_id: string; field: string; value: string }>(
+      `SELECT user_id, field, value FROM user_fields
+       WHERE tenant_id = $1 AND user_id = ANY($2) AND value IS NOT NULL AND (field = ANY($3) OR starts_with(field, $4))`,
+      [t.id, ids, fields, ATTRIBUTE_PREFIX],
+    );
+    const state = new Map<string, Map<string, string>>(ids.map((id) => [id, new Map()]));
+    for (const r of rows) state.get(r.user_id)!.set(r.field, r.value);
+    const keep = new Set(fields);
+    return { cfg, state, tracked: (f: string) => keep.has(f) || f.startsWith(ATTRIBUTE_PREFIX) };
+  }
+
+  /**
+   * Webhooks never stop the flusher: a failure that is not an outage (a bug,
+   * unexpected data) skips this batch's events, loudly, and the batch is
+   * written; an outage fails the whole batch, which is then retried.
+   */
+  private async isolated<T>(c: PoolClient, fn: () => Promise<T>, fallback: T): Promise<T> {
+    await c.query('SAVEPOINT webhooks');
+    try {
+      const out = await fn();
+      await c.query('RELEASE SAVEPOINT webhooks');
+      return out;
+    } catch (err) {
+      if (isUnavailable(err)) throw err;
+      await c.query('ROLLBACK TO SAVEPOINT webhooks');
+      this.ctx.log.error('webhook events of a batch skipped', { err: err instanceof Error ? err.stack : String(err) });
+      return fallback;
+    }
+  }
+
+  private async derive(
+    t: Tenant,
+    cfg: TenantConfig,
+    wanted: Set<WebhookEventType>,
+    records: ChangeRecord[],
+    state: Map<string, Map<string, string>>,
+    tracked: (field: string) => boolean,
+  ): Promise<WebhookEvent[]> {
+    const now = this.ctx.clock.now();
+    const out: WebhookEvent[] = [];
+    const boards = new Map<string, { board: ScriptBoard; at: number }>();
+    for (const r of records) {
+      const uid = userOf(r);
+      const ev = r.k === 'ev' ? (JSON.parse(r.e!) as { id: string; at: number; d: string }) : null;
+      const at = ev ? ev.at : Number(r.at);
+      const op = ev ? ev.id : r.e;
+      const date = ev ? ev.d : r.d;
+      // Fields before and after this record.
+      const fields = state.get(uid)!;
+      const before = new Map(fields);
+      const changed = r.uf && r.uf !== '{}' ? (JSON.parse(r.uf) as Record<string, string | false>) : {};
+      for (const f in changed) {
+        if (!tracked(f)) continue;
+        if (changed[f] === false) fields.delete(f);
+        else fields.set(f, changed[f] as string);
+      }
+      const recordKey = derivedId('change', JSON.stringify(r));
+      let user: unknown;
+      const emit = (type: WebhookEventType, subject: string, body: Record<string, unknown>, withUser = true) => {
+        if (!wanted.has(type)) return;
+        if (withUser) user ??= userPayload(uid, new Map(fields), at);
+        const payload = withUser ? { type, user, ...body } : { type, ...body };
+        out.push({ id: derivedId('webhook', recordKey, type, subject), type, payload: JSON.stringify(payload), due: now });
+      };
+
+      // Achievements completed by a review of users who already qualified are backdated: not reported, as in Trophy.
+      if (r.o !== 'review') {
+        for (const d of list<{ i: string }>(r.ach)) {
+          const a = cfg.achievementsById.get(d.i);
+          if (a) emit('achievement.completed', a.id, { achievement: achievementJson(a, (id) => cfg.metricsById.get(id)?.name, at) });
+        }
+      }
+
+      if (r.pa && r.pa !== '{}' && op && date) {
+        const changes = JSON.parse(r.pa) as ScriptPoints;
+        const shaped = pointsResponse(cfg, changes, op, at, date);
+        for (const slot in changes) {
+          const s = cfg.systemsBySlot.get(Number(slot));
+          if (!s) continue;
+          emit('points.changed', s.id, { points: shaped[s.key] });
+          const { b, a } = changes[slot]!;
+          const from = levelFor(s.levels, b);
+          const to = levelFor(s.levels, a);
+          if (from?.id !== to?.id) {
+            emit('points.level_changed', s.id, {
+              points: { ...systemJson(s), total: a },
+              previousLevel: from ? levelJson(from) : null,
+              newLevel: to ? levelJson(to) : null,
+            });
+          }
+        }
+      }
+
+      const sk = cfg.streak;
+      if (sk?.enabled) {
+        const code = FREQ_CODE[sk.frequency];
+        const periods = list<PeriodRecord>(r.stk).filter((p) => p.f === code);
+        const st = parseState(fields.get(streakField(code)));
+        const freezes = Number(fields.get(FREEZES_FIELD) ?? 0);
+        // Only an event extends a streak (a restore writes a period too, but extends nothing).
+        const extension = r.k === 'ev' ? periods.find((p) => p.l > 0 && !p.fr && !p.pa) : undefined;
+        if (extension) {
+          emit(extension.l === 1 ? 'streak.started' : 'streak.extended', String(extension.p), { streak: streakJson(sk, st, extension.p, freezes) });
+        }
+        if (periods.some((p) => p.l === 0)) emit('streak.lost', 'lost', { length: st.lost });
+        const consumed = periods.filter((p) => p.fr).length;
+        if (consumed > 0) emit('streak.freeze_consumed', 'consumed', { consumed, freezes });
+        if (changed[FREEZES_FIELD] !== undefined) {
+          // Freezes held before, or the initial ones on a first streak day (those are not earned).
+          const base = before.has(FREEZE_ANCHOR_FIELD) ? Number(before.get(FREEZES_FIELD) ?? 0) : Math.min(sk.initialFreezes, sk.maxFreezes);
+          const earned = freezes - base + consumed;
+          if (earned > 0) emit('streak.freeze_earned', 'earned', { earned, freezes });
+        }
+      }
+
+      for (const c of list<ScriptBoard>(r.lb)) {
+        const b = cfg.boardsBySlot.get(c.k);
+        if (!b) continue;
+        const group = Array.isArray(c.g) ? c.g : [];
+        boards.set(`${b.slot}\0${c.r}\0${group.join('\x1f')}\0${Math.floor(at / BOARD_CHANGED_WINDOW_MS)}`, { board: c, at });
+        if (c.rk === c.pr) continue;
+        const dates = runDates(b, c.r);
+        emit('leaderboard.rank_changed', `${b.id}:${c.r}`, {
+          leaderboard: {
+            ...boardJson(b, boardNames(cfg, b)),
+            start: dates.start,
+            end: dates.end,
+            rank: c.rk > 0 ? c.rk : null,
+            value: c.rk > 0 ? c.nv : null,
+            previousRank: c.pr > 0 ? c.pr : null,
+            previousValue: c.pr > 0 ? c.pv : null,
+          },
+        });
+      }
+    }
+
+    if (wanted.has('leaderboard.changed')) {
+      const tk = this.ctx.keys.tenant(t.slot);
+      for (const { board: c, at } of boards.values()) {
+        const b = cfg.boardsBySlot.get(c.k)!;
+        const group = Array.isArray(c.g) ? c.g : [];
+        const window = Math.floor(at / BOARD_CHANGED_WINDOW_MS);
+        const rankings = await liveRankings(this.ctx.redis, tk, b, c.r, group);
+        out.push({
+          id: derivedId('webhook', 'leaderboard.changed', b.id, String(c.r), group.join('\x1f'), String(window)),
+          type: 'leaderboard.changed',
+          payload: JSON.stringify({ type: 'leaderboard.changed', leaderboard: boardPayload(cfg, b, c.r, b.status, rankings, group) }),
+          due: (window + 1) * BOARD_CHANGED_WINDOW_MS,
+          coalesce: true,
+        });
+      }
+    }
+    return out;
+  }
+}
+
+const userOf = (r: ChangeRecord): string => (r.k === 'ev' ? (JSON.parse(r.e!) as { u: string }).u : r.u!);

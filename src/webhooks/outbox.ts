@@ -1,0 +1,37 @@
+import type { Pool, PoolClient } from 'pg';
+import type { WebhookEvent, WebhookEventType } from './events';
+
+/** The event types some active endpoint of the tenant wants. */
+export async function subscribedTypes(c: Pool | PoolClient, tenantId: string): Promise<Set<WebhookEventType>> {
+  const { rows } = await c.query<{ t: WebhookEventType }>(
+    `SELECT DISTINCT unnest(event_types) AS t FROM webhooks WHERE tenant_id = $1 AND status = 'active'`,
+    [tenantId],
+  );
+  return new Set(rows.map((r) => r.t));
+}
+
+const INSERT = `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, type, payload, next_attempt_at, created)
+  SELECT gen_random_uuid(), $1, w.id, x.id, x.type, x.payload, to_timestamp(x.due / 1000.0), to_timestamp($3 / 1000.0)
+  FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, type text, payload text, due bigint)
+  JOIN webhooks w ON w.tenant_id = $1 AND w.status = 'active' AND x.type = ANY(w.event_types)
+  ON CONFLICT (webhook_id, event_id) DO `;
+
+/**
+ * Write one outbox row per event and subscribed endpoint, in the caller's
+ * transaction, so an event is queued exactly when the change it reports is
+ * committed. Writing the same event again adds nothing; a coalescing event
+ * not yet attempted takes the newer body.
+ */
+export async function enqueue(c: PoolClient, tenantId: string, events: WebhookEvent[], now: number): Promise<void> {
+  const once = events.filter((e) => !e.coalesce);
+  // One row per id: an UPSERT may not touch the same row twice in one statement.
+  const latest = [...new Map(events.filter((e) => e.coalesce).map((e) => [e.id, e])).values()];
+  if (once.length) await c.query(`${INSERT} NOTHING`, [tenantId, JSON.stringify(once), now]);
+  if (latest.length) {
+    await c.query(
+      `${INSERT} UPDATE SET payload = excluded.payload
+       WHERE webhook_deliveries.status = 'pending' AND webhook_deliveries.attempts = 0`,
+      [tenantId, JSON.stringify(latest), now],
+    );
+  }
+}
