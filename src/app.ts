@@ -34,10 +34,13 @@ import { leaderboardRoutes } from './api/app/leaderboards';
 import { ensureAdminKey } from './store/bootstrap';
 import { Scheduler } from './scheduler/scheduler';
 import { restoreIfEmpty } from './store/restore';
+import { openApiRoutes } from './api/openapi/route';
 
 export interface App {
   ctx: Ctx;
   port: number;
+  /** Every route served (method and pattern). */
+  routes: Pick<Route, 'method' | 'pattern'>[];
   flusher: Flusher;
   scheduler: Scheduler;
   readonly closed: boolean;
@@ -101,6 +104,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ...leaderboardAdminRoutes(ctx),
     ...streakRoutes(ctx),
     ...leaderboardRoutes(ctx),
+    ...openApiRoutes(),
   ];
   const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
   const port = await http.listen(config.host, config.port);
@@ -113,6 +117,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   return {
     ctx,
     port,
+    routes: routes.map(({ method, pattern }) => ({ method, pattern })),
     flusher,
     scheduler,
     get closed() {

@@ -7,7 +7,7 @@ import { tx } from '../../store/db';
 import { generateKey } from '../../auth/api-keys';
 import { defaultBurst } from '../../auth/rate-limit';
 import { AdminIssue, issueFor, parseBatch } from './batch';
-import type { CreateKey, CreatedKey, RateLimit, RateLimitInput, UpdateKey, UpdatedKey } from '../wire/admin';
+import type { ApplicationKey, CreateKey, RateLimit, RateLimitInput, UpdateKey, UpdatedKey } from '../wire/admin';
 
 const validateCreate = typia.createValidate<CreateKey>();
 const validateUpdate = typia.createValidate<UpdateKey>();
@@ -31,7 +31,7 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { items, issues } = parseBatch(jsonBody(req), validateCreate);
         const created = await tx(ctx.db, async (c) => {
-          const out: CreatedKey[] = [];
+          const out: ApplicationKey[] = [];
           for (const { item } of items) {
             const k = generateKey('application');
             const id = randomUUID();

@@ -10,7 +10,7 @@ import type { Tenant } from '../../store/tenants';
 import { AdminIssue, MAX_BATCH } from './batch';
 import { configTx } from './config-tx';
 import { streakCall } from '../streak-calls';
-import type { CreatedPause, FreezesBody, PausesBody, RestoreBody, StreakSettings } from '../wire/admin';
+import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings } from '../wire/admin';
 
 const validateSettings = typia.createValidate<StreakSettings>();
 const validateFreezes = typia.createValidate<FreezesBody>();
@@ -110,7 +110,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { pauses } = check(validatePauses, jsonBody(req));
         const issues: AdminIssue[] = [];
-        const created: CreatedPause[] = [];
+        const created: AdminStreakPause[] = [];
         for (const [index, p] of atMost(pauses).entries()) {
           const issue = (message: string) => issues.push({ index, userId: p.userId, severity: 'error', message });
           const start = dayNumber(p.start);

@@ -1,11 +1,9 @@
 import type { tags } from 'typia';
 import type { IsoDate, IsoDateTime } from './app';
 
-/**
- * The Admin API on the wire (see ./app.ts for why these live apart).
- * Writes take a batch of items; each item is validated on its own and the
- * ones that fail come back as issues while the rest are applied.
- */
+// The Admin API on the wire (see ./app.ts for why these live apart).
+// Writes take a batch of items; each item is validated on its own and the
+// ones that fail come back as issues while the rest are applied.
 
 type Int = number & tags.Type<'int32'>;
 type Uuid = string & tags.Format<'uuid'>;
@@ -14,7 +12,8 @@ type UserId = string & tags.MinLength<1> & tags.MaxLength<255>;
 /** Letters, digits, `_` and `-`, at most 100 (checked per item, reported as an issue). */
 type Key = string;
 
-/** One to 100 items (the limit is MAX_BATCH in src/api/admin/batch.ts). */
+// The limit is MAX_BATCH in src/api/admin/batch.ts.
+/** One to 100 items. */
 export type Batch<T> = T[] & tags.MinItems<1> & tags.MaxItems<100>;
 
 // ---- shared ----
@@ -251,7 +250,7 @@ export interface AdminPointsBoost {
   userAttributes?: AttributeFilter[];
 }
 
-export interface CreatedPointsSystem extends AdminPointsSystem {
+export interface AdminPointsSystemWithItems extends AdminPointsSystem {
   levels?: AdminPointsLevel[];
   boosts?: AdminPointsBoost[];
   triggers?: AdminPointsTrigger[];
@@ -391,7 +390,7 @@ export interface PausesBody {
   pauses: { userId: UserId; start: string; end: string }[];
 }
 
-export interface CreatedPause {
+export interface AdminStreakPause {
   id: string;
   userId: string;
   start: IsoDate;
@@ -456,7 +455,7 @@ export interface UpdateKey {
   rateLimit: RateLimitInput | null;
 }
 
-export interface CreatedKey {
+export interface ApplicationKey {
   id: string;
   userId: string;
   /** The secret: shown once, only its hash is stored. */

@@ -1,11 +1,9 @@
 import type { tags } from 'typia';
 
-/**
- * The Application API on the wire: what requests carry and responses hold.
- * Handlers validate with these types, `/openapi.json` is generated from them
- * and the `laurel/client` package is typed by them, so the three agree.
- * (Type-only: nothing here exists at run time.)
- */
+// The Application API on the wire: what requests carry and responses hold.
+// Handlers validate with these types, `/openapi.json` is generated from them
+// and the `laurel/client` package is typed by them, so the three agree.
+// (Type-only: nothing here exists at run time.)
 
 export type IsoDate = string & tags.Format<'date'>;
 export type IsoDateTime = string & tags.Format<'date-time'>;
