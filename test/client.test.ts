@@ -3,13 +3,11 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import typia, { IValidation } from 'typia';
 import { startServer } from './helpers/harness';
-import type * as Client from '../src/client';
 import type * as W from '../src/client';
 
 // Loaded by the package's own name, as users import it: this resolves through
 // package.json `exports` to the compiled client.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Laurel, LaurelError } = require('laurel/client') as typeof Client;
+const { Laurel, LaurelError } = require('laurel/client') as typeof W;
 
 const ROOT = path.resolve(__dirname, '../..');
 

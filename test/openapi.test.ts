@@ -49,7 +49,7 @@ t.test('GET /openapi.json describes every route the server serves', async (t) =>
   walk(doc);
   t.same(dangling, [], 'no dangling $ref');
 
-  t.same(doc.components.securitySchemes.ApiKeyAuth, { ...doc.components.securitySchemes.ApiKeyAuth, type: 'apiKey', in: 'header', name: 'X-API-KEY' });
+  for (const scheme of ['AdminKey', 'ApplicationKey']) t.match(doc.components.securitySchemes[scheme], { type: 'apiKey', in: 'header', name: 'X-API-KEY' });
   t.equal(doc.components.parameters.TenantId.name, 'Tenant-ID');
   const event = doc.paths['/v1/metrics/{key}/event']!.post!;
   t.ok(event.parameters!.some((p) => p.$ref === '#/components/parameters/TenantId'), 'events take Tenant-ID');
@@ -61,14 +61,20 @@ t.test('the document says what the server enforces', async (t) => {
   const s = await startServer(t);
   const doc = (await s.call<Doc>('GET', '/openapi.json', { key: null })).body;
 
-  // Keyed operations refuse a request without a key; the open ones answer it.
+  // Keyed operations refuse a request without a key, and an application key
+  // (for the user `x` of the paths) wherever only the admin key is listed.
+  const appKey = (await s.call('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'x' }] })).body.created[0].key;
   const placeholder = (p: string) => p.replace(/\{(\w+)\}/g, (_, name) => (p.startsWith('/admin/') && name !== 'key' ? '00000000-0000-4000-8000-000000000000' : 'x'));
   const wrong: string[] = [];
   for (const [p, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
-      const res = await s.call(method.toUpperCase(), placeholder(p), { key: null, body: method === 'get' || method === 'delete' ? undefined : {} });
-      const keyed = op.security.length > 0;
-      if (keyed !== (res.status === 401)) wrong.push(`${method} ${p}: ${res.status}`);
+      const call = (key: string | null) => s.call(method.toUpperCase(), placeholder(p), { key, body: method === 'get' || method === 'delete' ? undefined : {} });
+      const schemes = op.security.flatMap((x) => Object.keys(x as object));
+      const anonymous = (await call(null)).status;
+      if ((schemes.length > 0) !== (anonymous === 401)) wrong.push(`${method} ${p} without a key: ${anonymous}`);
+      if (!schemes.length) continue;
+      const scoped = (await call(appKey)).status;
+      if (schemes.includes('ApplicationKey') === (scoped === 401 || scoped === 403)) wrong.push(`${method} ${p} with an application key: ${scoped}`);
     }
   }
   t.same(wrong, [], 'security in the document matches the server');

@@ -15,7 +15,7 @@ export interface Operation {
   tag: string;
   summary: string;
   description?: string;
-  /** Which key it takes: `none` for the service routes. */
+  /** Which keys it takes: `application` (either kind), `admin` (the admin key only), `none` (service routes). */
   auth: 'application' | 'admin' | 'none';
   /** Whether Tenant-ID selects the tenant (default: when a key is required). */
   tenant?: boolean;
@@ -99,6 +99,12 @@ function tagGroups(operations: Operation[]): { name: string; tags: string[] }[] 
   return [...groups].map(([name, tags]) => ({ name, tags: [...tags] }));
 }
 
+const SECURITY: Record<Operation['auth'], Json[]> = {
+  application: [{ AdminKey: [] }, { ApplicationKey: [] }],
+  admin: [{ AdminKey: [] }],
+  none: [],
+};
+
 const json = (schema: OpenApi.IJsonSchema) => ({ 'application/json': { schema } });
 
 function version(): string {
@@ -135,7 +141,7 @@ export function buildDocument(operations: Operation[], errorBody: Unit): Json {
       ...(parameters.length ? { parameters } : {}),
       ...(op.body ? { requestBody: { required: true, content: json(pool.add(op.body)) } } : {}),
       responses,
-      security: keyed ? [{ ApiKeyAuth: [] }] : [],
+      security: SECURITY[op.auth],
     };
   }
 
@@ -151,16 +157,17 @@ export function buildDocument(operations: Operation[], errorBody: Unit): Json {
     },
     tags: groups.flatMap((g) => g.tags).map((name) => ({ name })),
     'x-tagGroups': groups,
-    security: [{ ApiKeyAuth: [] }],
+    security: SECURITY.admin,
     paths,
     components: {
       schemas: pool.schemas,
       securitySchemes: {
-        ApiKeyAuth: {
+        AdminKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'The admin key: every route, any user.' },
+        ApplicationKey: {
           type: 'apiKey',
           in: 'header',
           name: 'X-API-KEY',
-          description: 'The admin key (every route), or an application key (Application API, for its own user only).',
+          description: 'An application key: Application API routes, for the one user (and tenant) it was created for.',
         },
       },
       parameters: {
