@@ -129,6 +129,9 @@ t.test('a scenario through the typed client', async (t) => {
   const own = new Laurel({ apiKey: keys.created[0]!.key, baseUrl: s.url });
   t.equal((await own.users.get('ada')).id, 'ada', 'an application key reads its own user');
   t.match(await own.users.get('bob').catch((e: unknown) => e), { status: 403 }, 'and no other');
+  const limited = await admin.apiKeys.update([{ id: keys.created[0]!.id, rateLimit: { perSecond: 50 } }]);
+  described(t, 'rate-limited keys', typia.validateEquals<W.Updated<W.UpdatedKey>>(limited));
+  t.equal(limited.updated[0]!.rateLimit?.perSecond, 50);
   described(t, 'revoked keys', typia.validateEquals<W.Deleted>(await admin.apiKeys.delete([keys.created[0]!.id])));
 
   const tenants = await admin.tenants.create([{ customerId: 'acme', name: 'Acme' }]);

@@ -9,7 +9,7 @@ import type {
   AdminPointsSystemWithItems, AdminPointsTrigger, AdminStreakPause, AdminTenant, ApplicationKey, CreateAchievement, CreateAttribute,
   CreateBoard, CreateBoost, Created, CreateKey, CreateLevel, CreateMetric, CreateSystem, CreateTenant, CreateTrigger, Deleted, FreezesBody,
   FreezesResponse, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, PausesBody, RestoreBody,
-  RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
+  RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdatedKey, UpdateKey, UpdateMetric, UpdateTenant,
 } from '../api/wire/admin';
 
 export type * from '../api/wire/app';
@@ -217,6 +217,8 @@ export class Laurel {
     apiKeys: {
       /** The secrets are in this response only. */
       create: (items: CreateKey[]): Promise<Created<ApplicationKey>> => this.send('POST', '/admin/v1/application-api-keys', { body: items }),
+      /** Set rate limits. */
+      update: (items: UpdateKey[]): Promise<Updated<UpdatedKey>> => this.send('PATCH', '/admin/v1/application-api-keys', { body: items }),
       delete: (ids: string[]): Promise<Deleted> => this.send('DELETE', '/admin/v1/application-api-keys', { query: { ids } }),
     },
   };

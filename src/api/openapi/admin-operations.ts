@@ -4,7 +4,7 @@ import type {
   AdminPointsTrigger, AdminTenant, Batch, CreateAchievement, CreateAttribute, CreateBoard, CreateBoost, Created, ApplicationKey,
   AdminStreakPause, AdminPointsSystemWithItems, CreateKey, CreateLevel, CreateMetric, CreateSystem, CreateTenant, CreateTrigger, Deleted,
   FreezesBody, FreezesResponse, IdsQuery, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger,
-  PausesBody, RestoreBody, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
+  PausesBody, RestoreBody, UpdatedKey, UpdateKey, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
 } from '../wire/admin';
 import type { Operation, Unit } from './document';
 
@@ -170,6 +170,13 @@ export const adminOperations: Operation[] = [
       201: { description: 'The keys', schema: typia.json.schema<Created<ApplicationKey>>() },
       200: { description: 'None were created: every item is an issue', schema: typia.json.schema<Created<ApplicationKey>>() },
     },
+  },
+  {
+    method: 'patch', path: '/admin/v1/application-api-keys', operationId: 'admin_application_api_keys_update', tag: 'Admin: keys', auth: admin,
+    summary: "Set application keys' rate limits (by id)",
+    description: 'A new limit applies at once, in every process.',
+    body: typia.json.schema<Batch<UpdateKey>>(),
+    responses: { 200: { description: 'What was updated, and ids not found', schema: typia.json.schema<Updated<UpdatedKey>>() } },
   },
   {
     method: 'del', path: '/admin/v1/application-api-keys', operationId: 'admin_application_api_keys_delete', tag: 'Admin: keys', auth: admin,

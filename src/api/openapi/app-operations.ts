@@ -186,6 +186,12 @@ export const appOperations: Operation[] = [
     },
   },
   {
+    method: 'get', path: '/metrics', operationId: 'prometheus_metrics', tag: 'Service', auth: 'none',
+    summary: 'Prometheus metrics (text exposition format)',
+    description: 'Open unless METRICS_TOKEN is set; then send `Authorization: Bearer <token>`.',
+    responses: { 200: { description: 'Every metric, summed over all worker processes' } },
+  },
+  {
     method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'Service', auth: 'none',
     summary: 'This description of both APIs (OpenAPI 3.1)',
     responses: { 200: { description: 'The OpenAPI document' } },
