@@ -37,10 +37,13 @@ import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
+import { openApiRoutes } from './api/openapi/route';
 
 export interface App {
   ctx: Ctx;
   port: number;
+  /** Every route served (method and pattern). */
+  routes: Pick<Route, 'method' | 'pattern'>[];
   flusher: Flusher;
   scheduler: Scheduler;
   webhooks: WebhookDispatcher;
@@ -113,6 +116,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     ...streakRoutes(ctx),
     ...leaderboardRoutes(ctx),
     ...webhookRoutes(ctx),
+    ...openApiRoutes(),
   ];
   const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
   const port = await http.listen(config.host, config.port);
@@ -127,6 +131,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   return {
     ctx,
     port,
+    routes: routes.map(({ method, pattern }) => ({ method, pattern })),
     flusher,
     scheduler,
     webhooks,

@@ -1,9 +1,109 @@
 import t from 'tap';
 import { TrophyApiClient } from '@trophyso/node';
 import { startServer } from './helpers/harness';
+import { processDeployment, spawnServer, until } from './helpers/process';
 
 // The official SDK parses responses strictly: if a required field is missing
 // or mistyped, its call throws. Driving it against Laurel checks the wire shapes.
+// One scenario end to end, as a user of the SDK would run it: against a
+// server started as its own process, on the real clock.
+t.test('@trophyso/node drives a whole scenario against a running server', async (t) => {
+  const env = processDeployment(t);
+  const server = await spawnServer(env);
+  t.teardown(() => server.proc.kill('SIGTERM'));
+  const key = env.ADMIN_API_KEY;
+  const trophy = new TrophyApiClient({ apiKey: key, environment: { api: `${server.url}/v1`, admin: `${server.url}/admin/v1` } });
+  // This SDK release has no configuration calls (but streaks): set up over HTTP.
+  const configure = async (method: string, path: string, body: unknown) => {
+    const r = await fetch(server.url + path, { method, headers: { 'X-API-KEY': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const out = (await r.json()) as { created?: { id: string }[]; issues?: unknown[] };
+    if (!r.ok || out.issues?.length) throw new Error(`${path}: ${r.status} ${JSON.stringify(out)}`);
+    return out;
+  };
+  const [metric] = (await configure('POST', '/admin/v1/metrics', [{ key: 'lessons', name: 'Lessons' }])).created!;
+  await configure('POST', '/admin/v1/attributes', [{ key: 'plan', name: 'Plan', type: 'user' }]);
+  await configure('POST', '/admin/v1/points', [{
+    key: 'xp', name: 'XP', levels: [{ key: 'rookie', name: 'Rookie', points: 10 }],
+    triggers: [{ type: 'metric', metricId: metric!.id, metricThreshold: 1, points: 10, status: 'active' }],
+  }]);
+  await configure('POST', '/admin/v1/achievements', [
+    { key: 'first', name: 'First lesson', trigger: 'metric', metricId: metric!.id, metricValue: 1, status: 'active' },
+    { key: 'profile', name: 'Profile complete', trigger: 'api', status: 'active' },
+  ]);
+  await configure('POST', '/admin/v1/leaderboards', [{ key: 'all-time', name: 'All time', rankBy: 'metric', metricId: metric!.id, start: '2020-01-01', status: 'active' }]);
+  await configure('PUT', '/admin/v1/streak', { enabled: true, frequency: 'daily', metrics: [{ metricId: metric!.id, threshold: 1 }], maxFreezes: 2 });
+
+  // Users
+  t.equal((await trophy.users.create({ id: 'ada', name: 'Ada', tz: 'UTC', attributes: { plan: 'pro' } })).name, 'Ada');
+  t.equal((await trophy.users.identify('bob', { name: 'Bob', tz: 'UTC' })).name, 'Bob');
+  t.equal((await trophy.users.update('bob', { email: 'bob@example.com' })).email, 'bob@example.com');
+  t.same((await trophy.users.get('ada')).attributes, { plan: 'pro' });
+
+  // Events, once each under an idempotency key
+  const ev = await trophy.metrics.event('lessons', { user: { id: 'ada' }, value: 3, idempotencyKey: 'ada-1' });
+  t.equal(ev.total, 3);
+  t.equal(ev.idempotentReplayed, false);
+  t.same(ev.achievements.map((a) => a.key), ['first']);
+  t.equal(ev.points.xp!.total, 30);
+  t.equal(ev.currentStreak.length, 1);
+  t.equal(ev.leaderboards['all-time']!.rank, 1);
+  const replay = await trophy.metrics.event('lessons', { user: { id: 'ada' }, value: 3, idempotencyKey: 'ada-1' });
+  t.equal(replay.idempotentReplayed, true);
+  t.equal(replay.total, 3, 'the retry is not counted again');
+  await trophy.metrics.event('lessons', { user: { id: 'bob' }, value: 5, idempotencyKey: 'bob-1' });
+  const today = ev.currentStreak.periodStart!; // a daily streak's period is the event's (UTC) date
+
+  // Metrics and achievements
+  t.equal((await trophy.users.singleMetric('ada', 'lessons')).current, 3);
+  t.same((await trophy.users.allMetrics('bob')).map((m) => m.current), [5]);
+  t.equal((await trophy.achievements.complete('profile', { user: { id: 'ada' } })).achievement.key, 'profile');
+  t.same((await trophy.achievements.all()).map((a) => [a.key, a.completions]), [['first', 2], ['profile', 1]]);
+  t.same((await trophy.users.achievements('ada')).map((a) => a.key), ['first', 'profile']);
+
+  // Points
+  const xp = await trophy.users.points('ada', 'xp');
+  t.equal(xp.total, 30);
+  t.equal((xp as unknown as { level?: { key: string } }).level?.key, 'rookie', 'level passes through (this SDK release does not type it)');
+  t.equal((await trophy.points.system('xp')).triggers.length, 1);
+
+  // Streaks
+  t.equal((await trophy.users.streak('ada')).length, 1);
+  t.same((await trophy.streaks.list({ userIds: ['ada', 'bob'] })).map((s) => [s.userId, s.streakLength]), [['ada', 1], ['bob', 1]]);
+  await trophy.admin.streaks.freezes.create({ freezes: [{ userId: 'ada' }] });
+  t.equal((await trophy.users.streak('ada')).freezes, 1);
+
+  // Leaderboards
+  t.same((await trophy.leaderboards.all()).map((b) => b.key), ['all-time']);
+  t.same((await trophy.leaderboards.get('all-time')).rankings.map((r) => [r.userId, r.rank, r.value]), [['bob', 1, 5], ['ada', 2, 3]]);
+  t.equal((await trophy.users.leaderboard('ada', 'all-time')).rank, 2);
+
+  // What is read from Postgres arrives once the server's flusher has written it.
+  const range = { aggregation: 'daily' as const, startDate: today, endDate: today };
+  const summary = await until('the metric summary', async () => {
+    const r = await trophy.users.metricEventSummary('ada', 'lessons', range);
+    return r.length ? r : null;
+  });
+  t.same(summary, [{ date: today, total: 3, change: 3 }]);
+  t.same(await trophy.users.pointsEventSummary('ada', 'xp', range), [{ date: today, total: 30, change: 30 }]);
+  const ranges = await until('the points summary', async () => {
+    const r = await trophy.points.summary('xp');
+    return r.reduce((n, x) => n + (x.from > 0 ? x.users : 0), 0) === 2 ? r : null;
+  });
+  t.equal(ranges.find((r) => r.from <= 30 && r.to >= 30)!.users, 1);
+  const history = await until('rank history', async () => {
+    const r = await trophy.users.leaderboard('bob', 'all-time');
+    return r.history.length ? r.history : null;
+  });
+  t.same(history.map((h) => [h.previousRank, h.rank, h.value]), [[null, 1, 5]], "Bob's event took him to the top");
+  t.ok(history[0]!.timestamp instanceof Date);
+
+  const err = await trophy.metrics.event('missing', { user: { id: 'ada' }, value: 1 }).catch((e: unknown) => e);
+  t.match(err, { statusCode: 404 }, 'an unknown metric is a 404 through the SDK');
+
+  server.proc.kill('SIGTERM');
+  t.equal(await server.exit, 0);
+});
+
 t.test('@trophyso/node works against Laurel', async (t) => {
   const s = await startServer(t);
   const trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });

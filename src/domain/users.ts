@@ -11,18 +11,7 @@ export interface UserFields {
   attributes?: Record<string, string>;
 }
 
-export interface UserJson {
-  id: string;
-  email: string | null;
-  name: string | null;
-  tz: string | null;
-  deviceTokens: string[] | null;
-  subscribeToEmails: boolean;
-  attributes: Record<string, string>;
-  control: boolean;
-  created: string;
-  updated: string;
-}
+import type { User } from '../api/wire/app';
 
 export const totalField = (metricSlot: number) => `m${metricSlot}`;
 
@@ -49,7 +38,7 @@ export function toMap(flat: string[], from = 0): Map<string, string> {
   return m;
 }
 
-export function userJson(id: string, h: Map<string, string>): UserJson {
+export function userJson(id: string, h: Map<string, string>): User {
   const attributes: Record<string, string> = {};
   for (const [f, v] of h) if (f.startsWith('a:')) attributes[f.slice(2)] = v;
   const dt = h.get('dt');

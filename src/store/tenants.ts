@@ -5,6 +5,7 @@ import { TtlCache } from '../domain/ttl-cache';
 import { forbidden, notFound } from '../http/errors';
 import type { Principal } from '../auth/auth';
 import { DEFAULT_TENANT_ID } from './migrations';
+import type { AdminTenant } from '../api/wire/admin';
 
 export interface Tenant {
   id: string;
@@ -40,7 +41,7 @@ const toTenant = (r: Row): Tenant => ({
   updated: r.updated,
 });
 
-export function tenantJson(t: Tenant) {
+export function tenantJson(t: Tenant): AdminTenant {
   return {
     id: t.id,
     customerId: t.customerId ?? '',

@@ -1,33 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import type { PoolClient } from 'pg';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from './config-tx';
-import { attributeFilterProblem, AttributeFilter } from './points';
+import { attributeFilterProblem } from './points';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
-
-type Trigger = 'metric' | 'streak' | 'api' | 'achievement';
-interface AchievementFields {
-  name: string & tags.MinLength<1> & tags.MaxLength<255>;
-  description?: (string & tags.MaxLength<1000>) | null;
-  badge?: { url: string & tags.MaxLength<2048> } | null;
-  status?: 'active' | 'inactive';
-  trigger: Trigger;
-  metricId?: string & tags.Format<'uuid'>;
-  metricValue?: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e15>;
-  streakLength?: number & tags.Type<'int32'> & tags.Minimum<1>;
-  prerequisiteIds?: (string & tags.Format<'uuid'>)[] & tags.MinItems<1> & tags.MaxItems<50>;
-  userAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
-  eventAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
-}
-interface CreateAchievement extends AchievementFields {
-  key: string;
-}
-interface PatchAchievement extends Partial<AchievementFields> {
-  id: string & tags.Format<'uuid'>;
-}
+import type { AchievementTrigger as Trigger, AttributeFilter, CreateAchievement, PatchAchievement } from '../wire/admin';
 
 interface Row {
   id: string;

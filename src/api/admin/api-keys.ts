@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { idsParam, jsonBody } from '../../http/body';
 import { reply, Route } from '../../http/server';
@@ -7,20 +7,8 @@ import { tx } from '../../store/db';
 import { generateKey } from '../../auth/api-keys';
 import { defaultBurst } from '../../auth/rate-limit';
 import { AdminIssue, issueFor, parseBatch } from './batch';
+import type { ApplicationKey, CreateKey, RateLimit, RateLimitInput, UpdateKey, UpdatedKey } from '../wire/admin';
 
-/** A key's own rate limit; `null` (or absent) means the deployment default, `perSecond: 0` no limit. */
-interface RateLimitInput {
-  perSecond: number & tags.Minimum<0> & tags.Maximum<1000000>;
-  burst?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000000>;
-}
-interface CreateKey {
-  userId: string & tags.MinLength<1> & tags.MaxLength<255>;
-  rateLimit?: RateLimitInput | null;
-}
-interface UpdateKey {
-  id: string & tags.Format<'uuid'>;
-  rateLimit: RateLimitInput | null;
-}
 const validateCreate = typia.createValidate<CreateKey>();
 const validateUpdate = typia.createValidate<UpdateKey>();
 
@@ -30,7 +18,7 @@ function limitColumns(r: RateLimitInput | null | undefined): [number | null, num
   if (r.perSecond === 0) return [0, null];
   return [r.perSecond, r.burst ?? defaultBurst(r.perSecond)];
 }
-const limitJson = (rate: number | null, burst: number | null) => (rate === null ? null : { perSecond: rate, burst });
+const limitJson = (rate: number | null, burst: number | null): RateLimit | null => (rate === null ? null : { perSecond: rate, burst });
 
 /** User-scoped application keys; the secret is shown once, only its hash is kept. */
 export function apiKeyRoutes(ctx: Ctx): Route[] {
@@ -43,7 +31,7 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { items, issues } = parseBatch(jsonBody(req), validateCreate);
         const created = await tx(ctx.db, async (c) => {
-          const out: { id: string; userId: string; key: string; prefix: string; rateLimit?: unknown }[] = [];
+          const out: ApplicationKey[] = [];
           for (const { item } of items) {
             const k = generateKey('application');
             const id = randomUUID();
@@ -70,7 +58,7 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
         await identifyAdmin(ctx, req);
         const { items, issues } = parseBatch(jsonBody(req), validateUpdate);
         const updated = await tx(ctx.db, async (c) => {
-          const out: { id: string; userId: string; prefix: string; rateLimit: unknown }[] = [];
+          const out: UpdatedKey[] = [];
           for (const { item } of items) {
             const id = item.id.toLowerCase();
             const [rate, burst] = limitColumns(item.rateLimit);

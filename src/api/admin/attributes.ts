@@ -1,20 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { batchRoute, readDeleteRoutes, Resource } from './resource';
+import type { CreateAttribute, UpdateAttribute } from '../wire/admin';
 
-type AttributeType = 'user' | 'event';
-interface CreateAttribute {
-  name: string & tags.MinLength<1> & tags.MaxLength<255>;
-  key: string;
-  type: AttributeType;
-}
-interface UpdateAttribute {
-  id: string & tags.Format<'uuid'>;
-  name?: string & tags.MinLength<1> & tags.MaxLength<255>;
-}
+type AttributeType = CreateAttribute['type'];
 
 interface Row {
   id: string;

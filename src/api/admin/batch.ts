@@ -1,15 +1,9 @@
 import type { IValidation } from 'typia';
 import { badRequest } from '../../http/errors';
 import { describe, intParam } from '../../http/body';
+import type { AdminIssue } from '../wire/admin';
 
-/** A per-item problem in a batch request, in Trophy's shape. */
-export interface AdminIssue {
-  id?: string;
-  userId?: string;
-  index?: number;
-  severity: 'error' | 'warning';
-  message: string;
-}
+export type { AdminIssue };
 
 export const MAX_BATCH = 100;
 

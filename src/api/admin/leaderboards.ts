@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import type { PoolClient } from 'pg';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
@@ -8,31 +8,7 @@ import { BoardStatus, RankBy, RunUnit } from '../../domain/leaderboards';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from './config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
-
-type Time = string & tags.Pattern<'^([01][0-9]|2[0-3]):[0-5][0-9]$'>;
-interface BoardFields {
-  name: string & tags.MinLength<1> & tags.MaxLength<255>;
-  description?: (string & tags.MaxLength<1000>) | null;
-  status?: BoardStatus;
-  rankBy: RankBy;
-  metricId?: string & tags.Format<'uuid'>;
-  pointsSystemId?: string & tags.Format<'uuid'>;
-  maxParticipants?: (number & tags.Type<'int32'> & tags.Minimum<1> & tags.Maximum<1000>) | null;
-  start?: string;
-  end?: string | null;
-  startTime?: Time | null;
-  endTime?: Time | null;
-  breakdownAttributes?: (string & tags.Format<'uuid'>)[] & tags.MaxItems<5>;
-  runUnit?: RunUnit | null;
-  runInterval?: (number & tags.Type<'int32'> & tags.Minimum<1> & tags.Maximum<3650>) | null;
-}
-interface CreateBoard extends BoardFields {
-  key: string;
-}
-interface PatchBoard extends Partial<BoardFields> {
-  id: string & tags.Format<'uuid'>;
-  key?: string;
-}
+import type { CreateBoard, PatchBoard } from '../wire/admin';
 
 interface Row {
   id: string;

@@ -1,24 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from './config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource } from './resource';
-
-type UnitType = 'number' | 'currency';
-interface CreateMetric {
-  name: string & tags.MinLength<1> & tags.MaxLength<255>;
-  key: string;
-  unitType?: UnitType;
-  units?: string & tags.MaxLength<50>;
-}
-interface UpdateMetric {
-  id: string & tags.Format<'uuid'>;
-  name?: string & tags.MinLength<1> & tags.MaxLength<255>;
-  unitType?: UnitType;
-  units?: string & tags.MaxLength<50>;
-}
+import type { CreateMetric, UnitType, UpdateMetric } from '../wire/admin';
 
 interface Row {
   id: string;

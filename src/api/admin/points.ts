@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import type { PoolClient } from 'pg';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
@@ -8,82 +8,9 @@ import { boostStatusOn } from '../../domain/points';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from './config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
-
-type Badge = { url: string & tags.MaxLength<2048> } | null;
-type TriggerType = 'metric' | 'achievement' | 'streak' | 'time' | 'user_creation';
-export interface AttributeFilter {
-  attributeId: string & tags.Format<'uuid'>;
-  attributeValue: string & tags.MaxLength<255>;
-}
-
-interface TriggerFields {
-  points: number & tags.Type<'int32'>;
-  status?: 'active' | 'inactive';
-  userAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
-  metricId?: string & tags.Format<'uuid'>;
-  metricThreshold?: number & tags.Type<'int32'> & tags.Minimum<1>;
-  eventAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
-  achievementId?: string & tags.Format<'uuid'>;
-  streakLength?: number & tags.Type<'int32'> & tags.Minimum<1>;
-  timeUnit?: 'hours' | 'days';
-  timeInterval?: number & tags.Type<'int32'> & tags.Minimum<1>;
-  blockIfOutOfPoints?: boolean;
-}
-interface CreateTrigger extends TriggerFields {
-  type: TriggerType;
-}
-interface PatchTrigger extends Partial<TriggerFields> {
-  id: string & tags.Format<'uuid'>;
-  type?: TriggerType;
-}
-interface CreateLevel {
-  name: string & tags.MinLength<1> & tags.MaxLength<255>;
-  key: string;
-  points: number & tags.Type<'int32'> & tags.Minimum<0>;
-  description?: string & tags.MaxLength<1000>;
-  badge?: Badge;
-}
-interface PatchLevel {
-  id: string & tags.Format<'uuid'>;
-  name?: string & tags.MinLength<1> & tags.MaxLength<255>;
-  points?: number & tags.Type<'int32'> & tags.Minimum<0>;
-  description?: string & tags.MaxLength<1000>;
-  badge?: Badge;
-}
-type Rounding = 'down' | 'up' | 'nearest';
-interface CreateBoost {
-  userId?: (string & tags.MinLength<1> & tags.MaxLength<255>) | null;
-  name: string & tags.MinLength<1> & tags.MaxLength<255>;
-  start: string;
-  end?: string | null;
-  multiplier: number;
-  rounding?: Rounding;
-  userAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
-}
-interface PatchBoost {
-  id: string & tags.Format<'uuid'>;
-  name?: string & tags.MinLength<1> & tags.MaxLength<255>;
-  start?: string;
-  end?: string | null;
-  multiplier?: number;
-  rounding?: Rounding;
-  userAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
-}
-interface SystemFields {
-  name: string & tags.MinLength<1> & tags.MaxLength<255>;
-  description?: string & tags.MaxLength<1000>;
-  badge?: Badge;
-  maxPoints?: (number & tags.Type<'int32'> & tags.Minimum<1>) | null;
-}
-interface CreateSystem extends SystemFields {
-  key: string;
-  levels?: CreateLevel[] & tags.MaxItems<100>;
-  boosts?: CreateBoost[] & tags.MaxItems<100>;
-  triggers?: CreateTrigger[] & tags.MaxItems<100>;
-}
-interface PatchSystem extends Partial<SystemFields> {
-  id: string & tags.Format<'uuid'>;
-}
+import type {
+  AttributeFilter, CreateBoost, CreateLevel, CreateSystem, CreateTrigger, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, Rounding, TriggerType,
+} from '../wire/admin';
 
 // ---- rows and their Admin API shapes ----
 

@@ -1,32 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import type { Pool } from 'pg';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
 import { badRequest, unprocessable } from '../../http/errors';
 import { reply, Route } from '../../http/server';
 import { dayNumber, localDate } from '../../domain/time';
-import { WeekStart } from '../../domain/streaks';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, MAX_BATCH } from './batch';
 import { configTx } from './config-tx';
 import { streakCall } from '../streak-calls';
+import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings } from '../wire/admin';
 
-interface StreakSettings {
-  enabled: boolean;
-  frequency: 'daily' | 'weekly' | 'monthly';
-  metrics: ({ metricId: string & tags.Format<'uuid'>; threshold: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e12> }[]) & tags.MaxItems<20>;
-  mode?: 'all' | 'any';
-  weekStart?: WeekStart;
-  initialFreezes?: number & tags.Type<'int32'> & tags.Minimum<0> & tags.Maximum<100>;
-  freezeAutoEarnInterval?: number & tags.Type<'int32'> & tags.Minimum<0> & tags.Maximum<3650>;
-  freezeAutoEarnAmount?: number & tags.Type<'int32'> & tags.Minimum<0> & tags.Maximum<100>;
-  maxFreezes?: number & tags.Type<'int32'> & tags.Minimum<0> & tags.Maximum<100>;
-}
 const validateSettings = typia.createValidate<StreakSettings>();
-const validateFreezes = typia.createValidate<{ freezes: { userId: string & tags.MinLength<1> & tags.MaxLength<255> }[] }>();
-const validatePauses = typia.createValidate<{ pauses: { userId: string & tags.MinLength<1> & tags.MaxLength<255>; start: string; end: string }[] }>();
-const validateRestore = typia.createValidate<{ users: { id: string & tags.MinLength<1> & tags.MaxLength<255> }[] }>();
+const validateFreezes = typia.createValidate<FreezesBody>();
+const validatePauses = typia.createValidate<PausesBody>();
+const validateRestore = typia.createValidate<RestoreBody>();
 
 const DEFAULTS = {
   enabled: false, frequency: 'daily', metrics: [], mode: 'all', weekStart: 'monday',
@@ -121,7 +110,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { pauses } = check(validatePauses, jsonBody(req));
         const issues: AdminIssue[] = [];
-        const created: { id: string; userId: string; start: string; end: string }[] = [];
+        const created: AdminStreakPause[] = [];
         for (const [index, p] of atMost(pauses).entries()) {
           const issue = (message: string) => issues.push({ index, userId: p.userId, severity: 'error', message });
           const start = dayNumber(p.start);

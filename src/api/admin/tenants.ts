@@ -1,4 +1,4 @@
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import type { Ctx } from '../../context';
 import { requireAdmin } from '../../auth/auth';
 import { idsParam, jsonBody, uuidParam } from '../../http/body';
@@ -8,16 +8,8 @@ import { tx } from '../../store/db';
 import { Tenant, tenantJson } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
 import { purgeKeys } from '../../redis/purge';
+import type { CreateTenant, UpdateTenant } from '../wire/admin';
 
-interface CreateTenant {
-  customerId: string & tags.MinLength<1> & tags.MaxLength<255>;
-  name: string & tags.MinLength<1> & tags.MaxLength<255>;
-}
-interface UpdateTenant {
-  id: string & tags.Format<'uuid'>;
-  customerId?: string & tags.MinLength<1> & tags.MaxLength<255>;
-  name?: string & tags.MinLength<1> & tags.MaxLength<255>;
-}
 const validateCreate = typia.createValidate<CreateTenant>();
 const validateUpdate = typia.createValidate<UpdateTenant>();
 

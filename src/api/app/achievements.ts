@@ -12,10 +12,11 @@ import { localDate } from '../../domain/time';
 import { totalField, userPatch } from '../../domain/users';
 import { FREQ_CODE, parseState } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
-import { checkUserAttributes, UserWithId, zoneOf } from './user-input';
+import { checkUserAttributes, zoneOf } from './user-input';
+import type { CompleteAchievementBody } from '../wire/app';
 import { readUser } from './users';
 
-const validateComplete = typia.createValidate<{ user: UserWithId }>();
+const validateComplete = typia.createValidate<CompleteAchievementBody>();
 
 const metricName = (cfg: TenantConfig) => (id: string) => cfg.metricsById.get(id)?.name;
 

@@ -1,15 +1,10 @@
 import type { Pool } from 'pg';
 import { badRequest, unprocessable } from '../../http/errors';
+import type { SummaryPoint } from '../wire/app';
 import { Aggregation, dateFromDay, dayNumber, nextPeriodDay, periodStartDay } from '../../domain/time';
 
 const MAX_RANGE_DAYS = 400;
 const AGGREGATIONS: Aggregation[] = ['daily', 'weekly', 'monthly'];
-
-export interface SummaryPoint {
-  date: string;
-  total: number;
-  change: number;
-}
 
 /** Read `aggregation`, `startDate`/`endDate` (or `start_date`/`end_date`) from the query. */
 export function summaryRange(q: URLSearchParams): { unit: Aggregation; start: number; end: number } {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import { Ctx, identify, STALE, withConfig } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
@@ -12,14 +12,8 @@ import { idempotencySlot } from '../../domain/idempotency';
 import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
 import { completedJson } from './achievements';
 import { FREQ_CODE, parseState, periodIndexes, StreakConfig, streakArg, streakJson, StreakState } from '../../domain/streaks';
-import { checkAttributeKeys, checkUserAttributes, UserWithId, zoneOf } from './user-input';
-
-interface EventBody {
-  user: UserWithId;
-  /** Positive, negative or decimal; bounded so totals keep 15 exact digits. */
-  value: number & tags.Minimum<-1e12> & tags.Maximum<1e12>;
-  attributes?: Record<string, string & tags.MaxLength<255>>;
-}
+import { checkAttributeKeys, checkUserAttributes, zoneOf } from './user-input';
+import type { EventBody } from '../wire/app';
 const validateEvent = typia.createValidate<EventBody>();
 
 /** The streak shape reported while streaks are not configured. */

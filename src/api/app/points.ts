@@ -10,6 +10,7 @@ import { localDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
 import { readUser } from './users';
 import { eventSummary, POINTS_AWARDS } from './event-summary';
+import type { PointsRange } from '../wire/app';
 
 function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
   const s = cfg.systemsByKey.get(key);
@@ -179,8 +180,8 @@ function niceStep(x: number): number {
  * Users per points range: negatives together (when any), zero on its own,
  * then ten equal ranges of a round width covering the highest total.
  */
-export function histogram(totals: number[]): { from: number; to: number; users: number }[] {
-  const out: { from: number; to: number; users: number }[] = [];
+export function histogram(totals: number[]): PointsRange[] {
+  const out: PointsRange[] = [];
   const negatives = totals.filter((t) => t < 0);
   if (negatives.length) out.push({ from: Math.min(...negatives), to: -1, users: negatives.length });
   out.push({ from: 0, to: 0, users: totals.filter((t) => t === 0).length });

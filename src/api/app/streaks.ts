@@ -7,6 +7,7 @@ import { reply, Route } from '../../http/server';
 import { FREQ_CODE, periodDates, periodIndexes, StreakConfig, streakJson, StreakState } from '../../domain/streaks';
 import type { Tenant } from '../../store/tenants';
 import { streakCall } from '../streak-calls';
+import type { StreakSummary } from '../wire/app';
 
 type Reply = StreakState & { x: number; fz: number };
 
@@ -47,7 +48,7 @@ export function streakRoutes(ctx: Ctx): Route[] {
         if (ids.length === 0) throw badRequest('userIds is required');
         if (ids.length > 100) throw badRequest('At most 100 userIds');
         ids.forEach((id) => requireUser(principal, id));
-        const out = [];
+        const out: StreakSummary[] = [];
         for (const id of ids) {
           const r = await streakCall(ctx, tenant, id, 'streak_read');
           const st = r.kind === 'OK' ? (JSON.parse(r.raw) as Reply) : null;

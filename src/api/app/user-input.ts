@@ -1,21 +1,7 @@
-import type { tags } from 'typia';
 import { badRequest, unprocessable } from '../../http/errors';
 import { canonicalZone } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
-
-/** Profile fields accepted wherever a user is created or updated. */
-export interface UserInput {
-  email?: string & tags.Format<'email'> & tags.MaxLength<320>;
-  name?: string & tags.MaxLength<255>;
-  tz?: (string & tags.MaxLength<64>) | null;
-  deviceTokens?: ((string & tags.MinLength<1> & tags.MaxLength<512>)[] & tags.MaxItems<20>) | null;
-  subscribeToEmails?: boolean;
-  attributes?: Record<string, string & tags.MaxLength<255>>;
-}
-
-export interface UserWithId extends UserInput {
-  id: string & tags.MinLength<1> & tags.MaxLength<255>;
-}
+import type { UserInput } from '../wire/app';
 
 const MAX_ATTRIBUTES = 100;
 

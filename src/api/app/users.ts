@@ -10,7 +10,8 @@ import { reply, Request, Route } from '../../http/server';
 import { toMap, totalField, userJson, userPatch } from '../../domain/users';
 import type { Tenant } from '../../store/tenants';
 import type { MetricConfig, TenantConfig } from '../../store/tenant-config';
-import { checkUserAttributes, UserInput, UserWithId, zoneOf } from './user-input';
+import { checkUserAttributes, zoneOf } from './user-input';
+import type { UserInput, UserWithId } from '../wire/app';
 import { eventSummary, METRIC_EVENTS } from './event-summary';
 import { achievedField, achievementJson } from '../../domain/achievements';
 

@@ -1,0 +1,187 @@
+import typia from 'typia';
+import type {
+  AdminAchievement, AdminAttribute, AdminLeaderboard, AdminMetric, AdminPointsBoost, AdminPointsLevel, AdminPointsSystem,
+  AdminPointsTrigger, AdminTenant, Batch, CreateAchievement, CreateAttribute, CreateBoard, CreateBoost, Created, ApplicationKey,
+  AdminStreakPause, AdminPointsSystemWithItems, CreateKey, CreateLevel, CreateMetric, CreateSystem, CreateTenant, CreateTrigger, Deleted,
+  FreezesBody, FreezesResponse, IdsQuery, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger,
+  PausesBody, RestoreBody, UpdatedKey, UpdateKey, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
+} from '../wire/admin';
+import type { Operation, Unit } from './document';
+
+const admin = 'admin' as const;
+const list = typia.json.schema<ListQuery>();
+const ids = typia.json.schema<IdsQuery>();
+const deleted = typia.json.schema<Deleted>();
+
+interface Collection {
+  /** The collection's path. */
+  path: string;
+  /** Name in operation ids (`metrics` → `admin_metrics_list`). */
+  name: string;
+  /** Singular and plural nouns for summaries. */
+  one: string;
+  many: string;
+  tag: string;
+  /** Tenants are account-wide: Tenant-ID does not apply. */
+  tenant?: boolean;
+  item: Unit;
+  items: Unit;
+  create: Unit;
+  created: Unit;
+  update: Unit;
+  updated: Unit;
+}
+
+/** The five routes every config collection has (see src/api/admin/resource.ts). */
+function collection(c: Collection): Operation[] {
+  const common = { tag: c.tag, auth: admin, tenant: c.tenant };
+  return [
+    {
+      ...common, method: 'get', path: c.path, operationId: `admin_${c.name}_list`, summary: `List ${c.many}`, query: list,
+      responses: { 200: { description: `A page of ${c.many}, oldest first`, schema: c.items } },
+    },
+    {
+      ...common, method: 'get', path: `${c.path}/:id`, operationId: `admin_${c.name}_get`, summary: `Get a ${c.one}`,
+      responses: { 200: { description: `The ${c.one}`, schema: c.item } },
+    },
+    {
+      ...common, method: 'post', path: c.path, operationId: `admin_${c.name}_create`, summary: `Create ${c.many}`, body: c.create,
+      responses: {
+        201: { description: 'Some were created; the rest are issues', schema: c.created },
+        200: { description: 'None were created: every item is an issue', schema: c.created },
+      },
+    },
+    {
+      ...common, method: 'patch', path: c.path, operationId: `admin_${c.name}_update`, summary: `Update ${c.many} (by id)`, body: c.update,
+      responses: { 200: { description: 'What was updated, and issues by id', schema: c.updated } },
+    },
+    {
+      ...common, method: 'del', path: c.path, operationId: `admin_${c.name}_delete`, summary: `Delete ${c.many} (by id)`, query: ids,
+      responses: { 200: { description: 'What was deleted, and ids not found', schema: deleted } },
+    },
+  ];
+}
+
+/** The Admin API. */
+export const adminOperations: Operation[] = [
+  ...collection({
+    path: '/admin/v1/metrics', name: 'metrics', one: 'metric', many: 'metrics', tag: 'Admin: metrics',
+    item: typia.json.schema<AdminMetric>(), items: typia.json.schema<AdminMetric[]>(),
+    create: typia.json.schema<Batch<CreateMetric>>(), created: typia.json.schema<Created<AdminMetric>>(),
+    update: typia.json.schema<Batch<UpdateMetric>>(), updated: typia.json.schema<Updated<AdminMetric>>(),
+  }),
+  ...collection({
+    path: '/admin/v1/attributes', name: 'attributes', one: 'attribute', many: 'attributes', tag: 'Admin: attributes',
+    item: typia.json.schema<AdminAttribute>(), items: typia.json.schema<AdminAttribute[]>(),
+    create: typia.json.schema<Batch<CreateAttribute>>(), created: typia.json.schema<Created<AdminAttribute>>(),
+    update: typia.json.schema<Batch<UpdateAttribute>>(), updated: typia.json.schema<Updated<AdminAttribute>>(),
+  }),
+  ...collection({
+    path: '/admin/v1/points', name: 'points_systems', one: 'points system', many: 'points systems', tag: 'Admin: points',
+    item: typia.json.schema<AdminPointsSystem>(), items: typia.json.schema<AdminPointsSystem[]>(),
+    create: typia.json.schema<Batch<CreateSystem>>(), created: typia.json.schema<Created<AdminPointsSystemWithItems>>(),
+    update: typia.json.schema<Batch<PatchSystem>>(), updated: typia.json.schema<Updated<AdminPointsSystem>>(),
+  }),
+  ...collection({
+    path: '/admin/v1/points/:systemId/triggers', name: 'points_triggers', one: 'points trigger', many: 'points triggers', tag: 'Admin: points',
+    item: typia.json.schema<AdminPointsTrigger>(), items: typia.json.schema<AdminPointsTrigger[]>(),
+    create: typia.json.schema<Batch<CreateTrigger>>(), created: typia.json.schema<Created<AdminPointsTrigger>>(),
+    update: typia.json.schema<Batch<PatchTrigger>>(), updated: typia.json.schema<Updated<AdminPointsTrigger>>(),
+  }),
+  ...collection({
+    path: '/admin/v1/points/:systemId/levels', name: 'points_levels', one: 'points level', many: 'points levels', tag: 'Admin: points',
+    item: typia.json.schema<AdminPointsLevel>(), items: typia.json.schema<AdminPointsLevel[]>(),
+    create: typia.json.schema<Batch<CreateLevel>>(), created: typia.json.schema<Created<AdminPointsLevel>>(),
+    update: typia.json.schema<Batch<PatchLevel>>(), updated: typia.json.schema<Updated<AdminPointsLevel>>(),
+  }),
+  ...collection({
+    path: '/admin/v1/points/:systemId/boosts', name: 'points_boosts', one: 'points boost', many: 'points boosts', tag: 'Admin: points',
+    item: typia.json.schema<AdminPointsBoost>(), items: typia.json.schema<AdminPointsBoost[]>(),
+    create: typia.json.schema<Batch<CreateBoost>>(), created: typia.json.schema<Created<AdminPointsBoost>>(),
+    update: typia.json.schema<Batch<PatchBoost>>(), updated: typia.json.schema<Updated<AdminPointsBoost>>(),
+  }),
+  ...collection({
+    path: '/admin/v1/achievements', name: 'achievements', one: 'achievement', many: 'achievements', tag: 'Admin: achievements',
+    item: typia.json.schema<AdminAchievement>(), items: typia.json.schema<AdminAchievement[]>(),
+    create: typia.json.schema<Batch<CreateAchievement>>(), created: typia.json.schema<Created<AdminAchievement>>(),
+    update: typia.json.schema<Batch<PatchAchievement>>(), updated: typia.json.schema<Updated<AdminAchievement>>(),
+  }),
+  ...collection({
+    path: '/admin/v1/leaderboards', name: 'leaderboards', one: 'leaderboard', many: 'leaderboards', tag: 'Admin: leaderboards',
+    item: typia.json.schema<AdminLeaderboard>(), items: typia.json.schema<AdminLeaderboard[]>(),
+    create: typia.json.schema<Batch<CreateBoard>>(), created: typia.json.schema<Created<AdminLeaderboard>>(),
+    update: typia.json.schema<Batch<PatchBoard>>(), updated: typia.json.schema<Updated<AdminLeaderboard>>(),
+  }),
+  ...collection({
+    path: '/admin/v1/tenants', name: 'tenants', one: 'tenant', many: 'tenants', tag: 'Admin: tenants', tenant: false,
+    item: typia.json.schema<AdminTenant>(), items: typia.json.schema<AdminTenant[]>(),
+    create: typia.json.schema<Batch<CreateTenant>>(), created: typia.json.schema<Created<AdminTenant>>(),
+    update: typia.json.schema<Batch<UpdateTenant>>(), updated: typia.json.schema<Updated<AdminTenant>>(),
+  }),
+
+  {
+    method: 'get', path: '/admin/v1/streak', operationId: 'admin_streak_get', tag: 'Admin: streaks', auth: admin,
+    summary: 'Streak settings',
+    responses: { 200: { description: 'The settings (defaults until set)', schema: typia.json.schema<StreakSettingsResponse>() } },
+  },
+  {
+    method: 'put', path: '/admin/v1/streak', operationId: 'admin_streak_set', tag: 'Admin: streaks', auth: admin,
+    summary: 'Replace the streak settings',
+    body: typia.json.schema<StreakSettings>(),
+    responses: { 200: { description: 'The settings as saved', schema: typia.json.schema<StreakSettingsResponse>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/streaks/freezes', operationId: 'admin_streaks_freezes_create', tag: 'Admin: streaks', auth: admin,
+    summary: 'Give users a streak freeze each',
+    body: typia.json.schema<FreezesBody>(),
+    responses: {
+      201: { description: 'Some were granted; issues name the rest', schema: typia.json.schema<FreezesResponse>() },
+      200: { description: 'None were granted', schema: typia.json.schema<FreezesResponse>() },
+    },
+  },
+  {
+    method: 'post', path: '/admin/v1/streaks/pauses', operationId: 'admin_streaks_pauses_create', tag: 'Admin: streaks', auth: admin,
+    summary: "Pause users' streaks over date ranges",
+    body: typia.json.schema<PausesBody>(),
+    responses: { 201: { description: 'The pauses created, and issues for the rest', schema: typia.json.schema<Created<AdminStreakPause>>() } },
+  },
+  {
+    method: 'del', path: '/admin/v1/streaks/pauses', operationId: 'admin_streaks_pauses_delete', tag: 'Admin: streaks', auth: admin,
+    summary: 'Delete streak pauses (by id)',
+    query: ids,
+    responses: { 200: { description: 'What was deleted, and ids not found', schema: deleted } },
+  },
+  {
+    method: 'post', path: '/admin/v1/streaks/restore', operationId: 'admin_streaks_restore', tag: 'Admin: streaks', auth: admin,
+    summary: 'Give users back the streak they last lost',
+    body: typia.json.schema<RestoreBody>(),
+    responses: {
+      201: { description: 'Some were restored; issues name the rest', schema: typia.json.schema<RestoreResponse>() },
+      200: { description: 'None were restored', schema: typia.json.schema<RestoreResponse>() },
+    },
+  },
+
+  {
+    method: 'post', path: '/admin/v1/application-api-keys', operationId: 'admin_application_api_keys_create', tag: 'Admin: keys', auth: admin,
+    summary: 'Create application keys, each limited to one user',
+    description: 'The secret is in the response only: it is stored hashed.',
+    body: typia.json.schema<Batch<CreateKey>>(),
+    responses: {
+      201: { description: 'The keys', schema: typia.json.schema<Created<ApplicationKey>>() },
+      200: { description: 'None were created: every item is an issue', schema: typia.json.schema<Created<ApplicationKey>>() },
+    },
+  },
+  {
+    method: 'patch', path: '/admin/v1/application-api-keys', operationId: 'admin_application_api_keys_update', tag: 'Admin: keys', auth: admin,
+    summary: "Set application keys' rate limits (by id)",
+    description: 'A new limit applies at once, in every process.',
+    body: typia.json.schema<Batch<UpdateKey>>(),
+    responses: { 200: { description: 'What was updated, and ids not found', schema: typia.json.schema<Updated<UpdatedKey>>() } },
+  },
+  {
+    method: 'del', path: '/admin/v1/application-api-keys', operationId: 'admin_application_api_keys_delete', tag: 'Admin: keys', auth: admin,
+    summary: 'Revoke application keys (by id)',
+    query: ids,
+    responses: { 200: { description: 'What was revoked, and ids not found', schema: deleted } },
+  },
+];

@@ -1,0 +1,474 @@
+import type { tags } from 'typia';
+import type { IsoDate, IsoDateTime } from './app';
+
+// The Admin API on the wire (see ./app.ts for why these live apart).
+// Writes take a batch of items; each item is validated on its own and the
+// ones that fail come back as issues while the rest are applied.
+
+type Int = number & tags.Type<'int32'>;
+type Uuid = string & tags.Format<'uuid'>;
+type Name = string & tags.MinLength<1> & tags.MaxLength<255>;
+type UserId = string & tags.MinLength<1> & tags.MaxLength<255>;
+/** Letters, digits, `_` and `-`, at most 100 (checked per item, reported as an issue). */
+type Key = string;
+
+// The limit is MAX_BATCH in src/api/admin/batch.ts.
+/** One to 100 items. */
+export type Batch<T> = T[] & tags.MinItems<1> & tags.MaxItems<100>;
+
+// ---- shared ----
+
+export interface AttributeFilter {
+  attributeId: Uuid;
+  attributeValue: string & tags.MaxLength<255>;
+}
+
+export type Badge = { url: string & tags.MaxLength<2048> } | null;
+
+/** A per-item problem in a batch request. */
+export interface AdminIssue {
+  /** The item's id (updates and deletes). */
+  id?: string;
+  userId?: string;
+  /** The item's position in the request (creates). */
+  index?: number;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export interface Created<T> {
+  created: T[];
+  issues: AdminIssue[];
+}
+
+export interface Updated<T> {
+  updated: T[];
+  issues: AdminIssue[];
+}
+
+export interface Deleted {
+  deleted: { id: string }[];
+  issues: AdminIssue[];
+}
+
+export interface ListQuery {
+  /** At most this many (default 10). */
+  limit?: Int & tags.Minimum<1> & tags.Maximum<100>;
+  /** Skip this many (default 0). */
+  skip?: Int & tags.Minimum<0> & tags.Maximum<1000000000>;
+}
+
+export interface IdsQuery {
+  /** Ids to delete, repeated or comma-separated; at most 100. */
+  ids: Uuid[];
+}
+
+// ---- metrics ----
+
+export type UnitType = 'number' | 'currency';
+
+export interface CreateMetric {
+  name: Name;
+  key: Key;
+  unitType?: UnitType;
+  /** A label for numbers; an ISO 4217 code (such as USD) for currency. */
+  units?: string & tags.MaxLength<50>;
+}
+
+export interface UpdateMetric {
+  id: Uuid;
+  name?: Name;
+  unitType?: UnitType;
+  units?: string & tags.MaxLength<50>;
+}
+
+export interface AdminMetric {
+  id: string;
+  name: string;
+  key: string;
+  unitType: UnitType;
+  units: string;
+}
+
+// ---- attributes ----
+
+export interface CreateAttribute {
+  name: Name;
+  key: Key;
+  type: 'user' | 'event';
+}
+
+export interface UpdateAttribute {
+  id: Uuid;
+  name?: Name;
+}
+
+export interface AdminAttribute {
+  id: string;
+  name: string;
+  key: string;
+  type: 'user' | 'event';
+}
+
+// ---- points ----
+
+export type TriggerType = 'metric' | 'achievement' | 'streak' | 'time' | 'user_creation';
+export type Rounding = 'down' | 'up' | 'nearest';
+
+export interface TriggerFields {
+  /** Points awarded (negative to deduct); not zero. */
+  points: Int;
+  status?: 'active' | 'inactive';
+  userAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
+  metricId?: Uuid;
+  /** Award once per this much of the metric. */
+  metricThreshold?: Int & tags.Minimum<1>;
+  eventAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
+  achievementId?: Uuid;
+  streakLength?: Int & tags.Minimum<1>;
+  timeUnit?: 'hours' | 'days';
+  timeInterval?: Int & tags.Minimum<1>;
+  /** Refuse the event (422) rather than take a total below zero. */
+  blockIfOutOfPoints?: boolean;
+}
+
+export interface CreateTrigger extends TriggerFields {
+  type: TriggerType;
+}
+
+export interface PatchTrigger extends Partial<TriggerFields> {
+  id: Uuid;
+  type?: TriggerType;
+}
+
+export interface CreateLevel {
+  name: Name;
+  key: Key;
+  /** Total at which a user reaches the level. */
+  points: Int & tags.Minimum<0>;
+  description?: string & tags.MaxLength<1000>;
+  badge?: Badge;
+}
+
+export interface PatchLevel {
+  id: Uuid;
+  name?: Name;
+  points?: Int & tags.Minimum<0>;
+  description?: string & tags.MaxLength<1000>;
+  badge?: Badge;
+}
+
+export interface CreateBoost {
+  /** Boost one user; or leave unset and filter by userAttributes (or neither: everyone). */
+  userId?: UserId | null;
+  name: Name;
+  /** First day, YYYY-MM-DD. */
+  start: string;
+  /** Last day, YYYY-MM-DD (null: open-ended). */
+  end?: string | null;
+  /** Greater than 0, less than 100, not 1. */
+  multiplier: number;
+  rounding?: Rounding;
+  userAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
+}
+
+export interface PatchBoost {
+  id: Uuid;
+  name?: Name;
+  start?: string;
+  end?: string | null;
+  multiplier?: number;
+  rounding?: Rounding;
+  userAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
+}
+
+export interface SystemFields {
+  name: Name;
+  description?: string & tags.MaxLength<1000>;
+  badge?: Badge;
+  /** Totals never go above this. */
+  maxPoints?: (Int & tags.Minimum<1>) | null;
+}
+
+export interface CreateSystem extends SystemFields {
+  key: Key;
+  /** Created with the system, all or nothing. */
+  levels?: CreateLevel[] & tags.MaxItems<100>;
+  boosts?: CreateBoost[] & tags.MaxItems<100>;
+  triggers?: CreateTrigger[] & tags.MaxItems<100>;
+}
+
+export interface PatchSystem extends Partial<SystemFields> {
+  id: Uuid;
+}
+
+export interface AdminPointsSystem {
+  id: string;
+  name: string;
+  key: string;
+  description: string;
+  status: string;
+  badge: Badge;
+  maxPoints: Int | null;
+}
+
+export interface AdminPointsTrigger {
+  id: string;
+  type: TriggerType;
+  points: Int;
+  status: 'active' | 'inactive';
+  userAttributes: AttributeFilter[];
+  blockIfOutOfPoints: boolean;
+  metricId?: string;
+  metricThreshold?: Int;
+  eventAttributes?: AttributeFilter[];
+  achievementId?: string;
+  streakLength?: Int;
+  timeUnit?: 'hours' | 'days';
+  timeInterval?: Int;
+}
+
+export interface AdminPointsLevel {
+  id: string;
+  name: string;
+  key: string;
+  points: Int;
+  description: string;
+  badge: Badge;
+}
+
+export interface AdminPointsBoost {
+  id: string;
+  name: string;
+  status: 'scheduled' | 'active' | 'finished';
+  start: IsoDate;
+  end: IsoDate | null;
+  multiplier: number;
+  rounding: Rounding;
+  userId: string | null;
+  /** For boosts not tied to one user. */
+  userAttributes?: AttributeFilter[];
+}
+
+export interface AdminPointsSystemWithItems extends AdminPointsSystem {
+  levels?: AdminPointsLevel[];
+  boosts?: AdminPointsBoost[];
+  triggers?: AdminPointsTrigger[];
+}
+
+// ---- achievements ----
+
+export type AchievementTrigger = 'metric' | 'streak' | 'api' | 'achievement';
+
+export interface AchievementFields {
+  name: Name;
+  description?: (string & tags.MaxLength<1000>) | null;
+  badge?: Badge;
+  status?: 'active' | 'inactive';
+  trigger: AchievementTrigger;
+  metricId?: Uuid;
+  /** The metric total that completes it. */
+  metricValue?: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e15>;
+  streakLength?: Int & tags.Minimum<1>;
+  /** For `achievement` triggers: the achievements that must all be completed. */
+  prerequisiteIds?: Uuid[] & tags.MinItems<1> & tags.MaxItems<50>;
+  userAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
+  eventAttributes?: (AttributeFilter[] & tags.MaxItems<20>) | null;
+}
+
+export interface CreateAchievement extends AchievementFields {
+  key: Key;
+}
+
+export interface PatchAchievement extends Partial<AchievementFields> {
+  id: Uuid;
+}
+
+export interface AdminAchievement {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  badge: Badge;
+  status: 'active' | 'inactive';
+  trigger: AchievementTrigger;
+  userAttributes: AttributeFilter[];
+  metricId?: string;
+  metricValue?: number;
+  eventAttributes?: AttributeFilter[];
+  streakLength?: Int;
+  prerequisiteIds?: string[];
+}
+
+// ---- leaderboards ----
+
+export type BoardStatus = 'inactive' | 'scheduled' | 'active' | 'finished';
+export type RankBy = 'metric' | 'points' | 'streak';
+export type RunUnit = 'day' | 'month' | 'year';
+/** HH:MM, UTC. */
+type Time = string & tags.Pattern<'^([01][0-9]|2[0-3]):[0-5][0-9]$'>;
+
+export interface BoardFields {
+  name: Name;
+  description?: (string & tags.MaxLength<1000>) | null;
+  /** Asking for active (or scheduled) gives whichever the start date allows; finished ends it now. */
+  status?: BoardStatus;
+  rankBy: RankBy;
+  metricId?: Uuid;
+  pointsSystemId?: Uuid;
+  maxParticipants?: (Int & tags.Minimum<1> & tags.Maximum<1000>) | null;
+  /** First day, YYYY-MM-DD (default: today, UTC). */
+  start?: string;
+  /** Last day, YYYY-MM-DD (null: no end). */
+  end?: string | null;
+  startTime?: Time | null;
+  endTime?: Time | null;
+  /** User attribute ids: one board per combination of their values. */
+  breakdownAttributes?: Uuid[] & tags.MaxItems<5>;
+  runUnit?: RunUnit | null;
+  runInterval?: (Int & tags.Minimum<1> & tags.Maximum<3650>) | null;
+}
+
+export interface CreateBoard extends BoardFields {
+  key: Key;
+}
+
+export interface PatchBoard extends Partial<BoardFields> {
+  id: Uuid;
+  key?: Key;
+}
+
+export interface AdminLeaderboard {
+  id: string;
+  name: string;
+  key: string;
+  description?: string;
+  status: BoardStatus;
+  rankBy: RankBy;
+  maxParticipants: Int;
+  start: IsoDate;
+  breakdownAttributes: string[];
+  metricId?: string;
+  pointsSystemId?: string;
+  end?: IsoDate;
+  startTime?: string;
+  endTime?: string;
+  runUnit?: RunUnit;
+  runInterval?: Int;
+}
+
+// ---- streaks ----
+
+export type WeekStart = 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';
+
+export interface StreakSettings {
+  enabled: boolean;
+  frequency: 'daily' | 'weekly' | 'monthly';
+  /** A period counts when these metrics reach their thresholds in it (all, or any: see mode). */
+  metrics: { metricId: Uuid; threshold: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e12> }[] & tags.MaxItems<20>;
+  mode?: 'all' | 'any';
+  weekStart?: WeekStart;
+  initialFreezes?: Int & tags.Minimum<0> & tags.Maximum<100>;
+  /** Every this many days a user earns freezeAutoEarnAmount freezes (0: never). */
+  freezeAutoEarnInterval?: Int & tags.Minimum<0> & tags.Maximum<3650>;
+  freezeAutoEarnAmount?: Int & tags.Minimum<0> & tags.Maximum<100>;
+  maxFreezes?: Int & tags.Minimum<0> & tags.Maximum<100>;
+}
+
+export type StreakSettingsResponse = Required<StreakSettings>;
+
+export interface FreezesBody {
+  freezes: { userId: UserId }[];
+}
+
+export interface FreezesResponse {
+  issues: AdminIssue[];
+}
+
+export interface PausesBody {
+  /** Dates are YYYY-MM-DD in the user's zone, from today on. */
+  pauses: { userId: UserId; start: string; end: string }[];
+}
+
+export interface AdminStreakPause {
+  id: string;
+  userId: string;
+  start: IsoDate;
+  end: IsoDate;
+}
+
+export interface RestoreBody {
+  users: { id: UserId }[];
+}
+
+export interface RestoreResponse {
+  restoredUsers: string[];
+  issues: AdminIssue[];
+}
+
+// ---- tenants and keys ----
+
+export interface CreateTenant {
+  /** Your identifier for the tenant, sent as the Tenant-ID header. */
+  customerId: Name;
+  name: Name;
+}
+
+export interface UpdateTenant {
+  id: Uuid;
+  customerId?: Name;
+  name?: Name;
+}
+
+export interface AdminTenant {
+  id: string;
+  customerId: string;
+  name: string;
+  status: string;
+  created: IsoDateTime;
+  updated: IsoDateTime;
+}
+
+/** A key's own rate limit; `perSecond: 0` means no limit. */
+export interface RateLimitInput {
+  perSecond: number & tags.Minimum<0> & tags.Maximum<1000000>;
+  /** Requests allowed at once (default: from perSecond). */
+  burst?: number & tags.Type<'uint32'> & tags.Minimum<1> & tags.Maximum<1000000>;
+}
+
+export interface RateLimit {
+  perSecond: number;
+  /** null when there is no limit. */
+  burst: number | null;
+}
+
+export interface CreateKey {
+  /** The only user the key may act for. */
+  userId: UserId;
+  /** null (or absent): the deployment's default. */
+  rateLimit?: RateLimitInput | null;
+}
+
+export interface UpdateKey {
+  id: Uuid;
+  /** null: back to the deployment's default. */
+  rateLimit: RateLimitInput | null;
+}
+
+export interface ApplicationKey {
+  id: string;
+  userId: string;
+  /** The secret: shown once, only its hash is stored. */
+  key: string;
+  prefix: string;
+  /** Present when the request set one. */
+  rateLimit?: RateLimit | null;
+}
+
+export interface UpdatedKey {
+  id: string;
+  userId: string;
+  prefix: string;
+  /** null: the deployment's default. */
+  rateLimit: RateLimit | null;
+}

@@ -1,0 +1,237 @@
+import type {
+  AchievementCompletion, AchievementWithStats, AttributesQuery, CompleteAchievementBody, EventBody, EventResponse, EventSummaryQuery,
+  Health, IncludeFinishedQuery, LeaderboardQuery, LeaderboardRankings, LeaderboardSummary, LevelSummary, MetricProgress, PointsBoost,
+  PointsLevel, PointsRange, PointsSystem, StreakSummary, SummaryPoint, User, UserAchievement, UserAchievementsQuery, UserInput,
+  UserLeaderboard, UserLeaderboardQuery, UserPoints, UserPointsQuery, UserStreak, UserStreakQuery, UserWithId,
+} from '../api/wire/app';
+import type {
+  AdminAchievement, AdminAttribute, AdminLeaderboard, AdminMetric, AdminPointsBoost, AdminPointsLevel, AdminPointsSystem,
+  AdminPointsSystemWithItems, AdminPointsTrigger, AdminStreakPause, AdminTenant, ApplicationKey, CreateAchievement, CreateAttribute,
+  CreateBoard, CreateBoost, Created, CreateKey, CreateLevel, CreateMetric, CreateSystem, CreateTenant, CreateTrigger, Deleted, FreezesBody,
+  FreezesResponse, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, PausesBody, RestoreBody,
+  RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdatedKey, UpdateKey, UpdateMetric, UpdateTenant,
+} from '../api/wire/admin';
+
+export type * from '../api/wire/app';
+export type * from '../api/wire/admin';
+
+export interface LaurelOptions {
+  /** The admin key, or an application key (Application API, its own user only). */
+  apiKey: string;
+  /** Where Laurel listens, such as `http://localhost:3000`. */
+  baseUrl: string;
+  /** A tenant's customerId, sent as `Tenant-ID` on every call. */
+  tenantId?: string;
+  /** A fetch to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+/** A call Laurel refused or could not serve: the status and its `error` message. */
+export class LaurelError extends Error {
+  override readonly name = 'LaurelError';
+
+  constructor(
+    readonly status: number,
+    message: string,
+    /** The parsed response body (or its text). */
+    readonly body: unknown,
+    /** Seconds to wait before retrying, when the server said (429, 503). */
+    readonly retryAfter: number | null,
+  ) {
+    super(message);
+  }
+}
+
+type QueryValue = string | number | boolean | readonly string[] | undefined;
+type Query = { [name: string]: QueryValue };
+
+interface Call {
+  query?: object;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+type Send = <T>(method: string, path: string, call?: Call) => Promise<T>;
+
+/** A path with each interpolated value URL-encoded as one segment. */
+function path(strings: TemplateStringsArray, ...values: string[]): string {
+  return strings.reduce((out, s, i) => out + s + (i < values.length ? encodeURIComponent(values[i]!) : ''), '');
+}
+
+/** An Admin API config collection: list, get, batch create and update, delete by ids. */
+export interface AdminCollection<Item, Create, Update, CreatedItem = Item> {
+  list(query?: ListQuery): Promise<Item[]>;
+  get(id: string): Promise<Item>;
+  create(items: Create[]): Promise<Created<CreatedItem>>;
+  update(items: Update[]): Promise<Updated<Item>>;
+  delete(ids: string[]): Promise<Deleted>;
+}
+
+function collection<Item, Create, Update, CreatedItem = Item>(send: Send, base: string): AdminCollection<Item, Create, Update, CreatedItem> {
+  return {
+    list: (query) => send('GET', base, { query }),
+    get: (id) => send('GET', `${base}/${encodeURIComponent(id)}`),
+    create: (items) => send('POST', base, { body: items }),
+    update: (items) => send('PATCH', base, { body: items }),
+    delete: (ids) => send('DELETE', base, { query: { ids } }),
+  };
+}
+
+/**
+ * A typed client for Laurel's Application API (`/v1`) and Admin API
+ * (`/admin/v1`). Every method resolves to the response body, or rejects with
+ * a {@link LaurelError}.
+ */
+export class Laurel {
+  private readonly base: string;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: LaurelOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.fetch = options.fetch ?? fetch;
+  }
+
+  /** The same client acting on another tenant. */
+  forTenant(tenantId: string): Laurel {
+    return new Laurel({ ...this.options, tenantId });
+  }
+
+  private readonly send: Send = async <T>(method: string, p: string, call: Call = {}): Promise<T> => {
+    const headers: Record<string, string> = { 'X-API-KEY': this.options.apiKey, ...call.headers };
+    if (this.options.tenantId !== undefined) headers['Tenant-ID'] = this.options.tenantId;
+    let body: string | undefined;
+    if (call.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(call.body);
+    }
+    const res = await this.fetch(this.base + p + queryString(call.query as Query | undefined), { method, headers, body });
+    const text = await res.text();
+    let data: unknown = text;
+    try {
+      data = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    if (!res.ok) {
+      const message = (data as { error?: unknown } | undefined)?.error;
+      const retry = Number(res.headers.get('retry-after'));
+      throw new LaurelError(res.status, typeof message === 'string' ? message : `${res.status} ${res.statusText}`, data, retry > 0 ? retry : null);
+    }
+    return data as T;
+  };
+
+  // ---- Application API ----
+
+  readonly events = {
+    /** Add `value` to a user's metric; an `idempotencyKey` makes a retry count once. */
+    send: (metricKey: string, event: EventBody, options: { idempotencyKey?: string } = {}): Promise<EventResponse> =>
+      this.send('POST', path`/v1/metrics/${metricKey}/event`, {
+        body: event,
+        headers: options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey },
+      }),
+  };
+
+  readonly users = {
+    create: (user: UserWithId): Promise<User> => this.send('POST', '/v1/users', { body: user }),
+    get: (id: string): Promise<User> => this.send('GET', path`/v1/users/${id}`),
+    /** Create or update. */
+    identify: (id: string, user: UserInput): Promise<User> => this.send('PUT', path`/v1/users/${id}`, { body: user }),
+    /** Update an existing user (404 if unknown). */
+    update: (id: string, user: UserInput): Promise<User> => this.send('PATCH', path`/v1/users/${id}`, { body: user }),
+    metrics: (id: string): Promise<MetricProgress[]> => this.send('GET', path`/v1/users/${id}/metrics`),
+    metric: (id: string, metricKey: string): Promise<MetricProgress> => this.send('GET', path`/v1/users/${id}/metrics/${metricKey}`),
+    metricEventSummary: (id: string, metricKey: string, query: EventSummaryQuery): Promise<SummaryPoint[]> =>
+      this.send('GET', path`/v1/users/${id}/metrics/${metricKey}/event-summary`, { query }),
+    achievements: (id: string, query?: UserAchievementsQuery): Promise<UserAchievement[]> =>
+      this.send('GET', path`/v1/users/${id}/achievements`, { query }),
+    streak: (id: string, query?: UserStreakQuery): Promise<UserStreak> => this.send('GET', path`/v1/users/${id}/streak`, { query }),
+    points: (id: string, systemKey: string, query?: UserPointsQuery): Promise<UserPoints> =>
+      this.send('GET', path`/v1/users/${id}/points/${systemKey}`, { query }),
+    pointsEventSummary: (id: string, systemKey: string, query: EventSummaryQuery): Promise<SummaryPoint[]> =>
+      this.send('GET', path`/v1/users/${id}/points/${systemKey}/event-summary`, { query }),
+    pointsBoosts: (id: string, systemKey: string): Promise<PointsBoost[]> => this.send('GET', path`/v1/users/${id}/points/${systemKey}/boosts`),
+    leaderboard: (id: string, boardKey: string, query?: UserLeaderboardQuery): Promise<UserLeaderboard> =>
+      this.send('GET', path`/v1/users/${id}/leaderboards/${boardKey}`, { query }),
+  };
+
+  readonly points = {
+    system: (key: string): Promise<PointsSystem> => this.send('GET', path`/v1/points/${key}`),
+    levels: (key: string): Promise<PointsLevel[]> => this.send('GET', path`/v1/points/${key}/levels`),
+    boosts: (key: string, query?: IncludeFinishedQuery): Promise<PointsBoost[]> => this.send('GET', path`/v1/points/${key}/boosts`, { query }),
+    summary: (key: string, query?: AttributesQuery): Promise<PointsRange[]> => this.send('GET', path`/v1/points/${key}/summary`, { query }),
+    levelSummary: (key: string): Promise<LevelSummary[]> => this.send('GET', path`/v1/points/${key}/level-summary`),
+  };
+
+  readonly achievements = {
+    all: (): Promise<AchievementWithStats[]> => this.send('GET', '/v1/achievements'),
+    /** Complete an `api`-triggered achievement for a user. */
+    complete: (key: string, body: CompleteAchievementBody): Promise<AchievementCompletion> =>
+      this.send('POST', path`/v1/achievements/${key}/complete`, { body }),
+  };
+
+  readonly streaks = {
+    list: (userIds: string[]): Promise<StreakSummary[]> => this.send('GET', '/v1/streaks', { query: { userIds } }),
+  };
+
+  readonly leaderboards = {
+    all: (query?: IncludeFinishedQuery): Promise<LeaderboardSummary[]> => this.send('GET', '/v1/leaderboards', { query }),
+    get: (key: string, query?: LeaderboardQuery): Promise<LeaderboardRankings> => this.send('GET', path`/v1/leaderboards/${key}`, { query }),
+  };
+
+  /** Liveness (no key needed). */
+  health(): Promise<Health> {
+    return this.send('GET', '/healthz');
+  }
+
+  /** The OpenAPI 3.1 description of both APIs. */
+  openApi(): Promise<Record<string, unknown>> {
+    return this.send('GET', '/openapi.json');
+  }
+
+  // ---- Admin API ----
+
+  readonly admin = {
+    metrics: collection<AdminMetric, CreateMetric, UpdateMetric>(this.send, '/admin/v1/metrics'),
+    attributes: collection<AdminAttribute, CreateAttribute, UpdateAttribute>(this.send, '/admin/v1/attributes'),
+    points: {
+      ...collection<AdminPointsSystem, CreateSystem, PatchSystem, AdminPointsSystemWithItems>(this.send, '/admin/v1/points'),
+      triggers: (systemId: string) =>
+        collection<AdminPointsTrigger, CreateTrigger, PatchTrigger>(this.send, path`/admin/v1/points/${systemId}/triggers`),
+      levels: (systemId: string) => collection<AdminPointsLevel, CreateLevel, PatchLevel>(this.send, path`/admin/v1/points/${systemId}/levels`),
+      boosts: (systemId: string) => collection<AdminPointsBoost, CreateBoost, PatchBoost>(this.send, path`/admin/v1/points/${systemId}/boosts`),
+    },
+    achievements: collection<AdminAchievement, CreateAchievement, PatchAchievement>(this.send, '/admin/v1/achievements'),
+    leaderboards: collection<AdminLeaderboard, CreateBoard, PatchBoard>(this.send, '/admin/v1/leaderboards'),
+    /** Tenants are account-wide: Tenant-ID does not apply. */
+    tenants: collection<AdminTenant, CreateTenant, UpdateTenant>(this.send, '/admin/v1/tenants'),
+    streak: {
+      get: (): Promise<StreakSettingsResponse> => this.send('GET', '/admin/v1/streak'),
+      set: (settings: StreakSettings): Promise<StreakSettingsResponse> => this.send('PUT', '/admin/v1/streak', { body: settings }),
+    },
+    streaks: {
+      freezes: (body: FreezesBody): Promise<FreezesResponse> => this.send('POST', '/admin/v1/streaks/freezes', { body }),
+      pauses: (body: PausesBody): Promise<Created<AdminStreakPause>> => this.send('POST', '/admin/v1/streaks/pauses', { body }),
+      deletePauses: (ids: string[]): Promise<Deleted> => this.send('DELETE', '/admin/v1/streaks/pauses', { query: { ids } }),
+      restore: (body: RestoreBody): Promise<RestoreResponse> => this.send('POST', '/admin/v1/streaks/restore', { body }),
+    },
+    apiKeys: {
+      /** The secrets are in this response only. */
+      create: (items: CreateKey[]): Promise<Created<ApplicationKey>> => this.send('POST', '/admin/v1/application-api-keys', { body: items }),
+      /** Set rate limits. */
+      update: (items: UpdateKey[]): Promise<Updated<UpdatedKey>> => this.send('PATCH', '/admin/v1/application-api-keys', { body: items }),
+      delete: (ids: string[]): Promise<Deleted> => this.send('DELETE', '/admin/v1/application-api-keys', { query: { ids } }),
+    },
+  };
+}
+
+function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const q = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) q.append(name, v);
+    else q.append(name, String(value));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
