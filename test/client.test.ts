@@ -146,6 +146,50 @@ t.test('a scenario through the typed client', async (t) => {
   described(t, 'deleted metrics', typia.validateEquals<W.Deleted>(await acme.admin.metrics.delete([lessons.id])));
 });
 
+t.test('webhook endpoints through the typed client', async (t) => {
+  const s = await startServer(t);
+  const hooks = new Laurel({ apiKey: s.adminKey, baseUrl: s.url }).admin.webhooks;
+
+  const made = await hooks.create([
+    { url: 'https://hooks.example.com/laurel', eventTypes: ['points.changed', 'achievement.completed'], description: 'CRM' },
+    { url: 'ftp://hooks.example.com/laurel', eventTypes: ['points.changed'] },
+  ]);
+  described(t, 'created webhooks', typia.validateEquals<W.Created<W.WebhookWithSecret>>(made));
+  t.match(made.issues, [{ index: 1, severity: 'error', message: /http or https/ }], 'a non-http URL is an issue');
+  const hook = made.created[0]!;
+  t.match(hook.secret, /^whsec_./, 'the signing secret comes back on creation');
+
+  // validateEquals refuses undescribed fields: a `secret` here would fail it.
+  const listed = await hooks.list();
+  described(t, 'webhook list', typia.validateEquals<W.AdminWebhook[]>(listed));
+  t.same(listed.map((h) => h.id), [hook.id]);
+  t.notOk(JSON.stringify(listed).includes(hook.secret), 'the list never shows the secret');
+  described(t, 'webhook', typia.validateEquals<W.AdminWebhook>(await hooks.get(hook.id)));
+  const paused = await hooks.update([{ id: hook.id, status: 'inactive' }]);
+  described(t, 'updated webhooks', typia.validateEquals<W.Updated<W.AdminWebhook>>(paused));
+  t.equal(paused.updated[0]!.status, 'inactive');
+
+  const rotated = await hooks.rotateSecret(hook.id);
+  described(t, 'rotated secret', typia.validateEquals<W.RotatedSecret>(rotated));
+  t.not(rotated.secret, hook.secret, 'rotation gives a new secret');
+
+  const deliveries = await hooks.deliveries(hook.id, { status: 'pending', limit: 10 });
+  described(t, 'deliveries', typia.validateEquals<W.WebhookDelivery[]>(deliveries));
+  t.same(deliveries, [], 'a fresh endpoint has no deliveries');
+  t.same(await hooks.redeliverDead(hook.id), { redelivered: 0 });
+  const unknown = await hooks.redeliver('00000000-0000-4000-8000-000000000000').catch((e: unknown) => e);
+  t.ok(unknown instanceof LaurelError);
+  t.match(unknown, { status: 404, message: 'Webhook delivery not found' });
+
+  // @ts-expect-error `lost` is not a delivery status
+  const refused = await hooks.deliveries(hook.id, { status: 'lost' }).catch((e: unknown) => e);
+  t.ok(refused instanceof LaurelError, 'a validation error rejects with LaurelError');
+  t.match(refused, { status: 400, message: /status/ });
+
+  described(t, 'deleted webhooks', typia.validateEquals<W.Deleted>(await hooks.delete([hook.id])));
+  t.same(await hooks.list(), []);
+});
+
 t.test('the package export is typed for consumers', async (t) => {
   // A consumer compiled with Node's own module resolution imports `laurel/client` by name;
   // its deliberate misuse must be a type error (or the types are not there).

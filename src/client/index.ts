@@ -10,6 +10,7 @@ import type {
   CreateBoard, CreateBoost, Created, CreateKey, CreateLevel, CreateMetric, CreateSystem, CreateTenant, CreateTrigger, Deleted, FreezesBody,
   FreezesResponse, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, PausesBody, RestoreBody,
   RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdatedKey, UpdateKey, UpdateMetric, UpdateTenant,
+  AdminWebhook, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields, WebhookWithSecret,
 } from '../api/wire/admin';
 
 export type * from '../api/wire/app';
@@ -220,6 +221,19 @@ export class Laurel {
       /** Set rate limits. */
       update: (items: UpdateKey[]): Promise<Updated<UpdatedKey>> => this.send('PATCH', '/admin/v1/application-api-keys', { body: items }),
       delete: (ids: string[]): Promise<Deleted> => this.send('DELETE', '/admin/v1/application-api-keys', { query: { ids } }),
+    },
+    /** Endpoints' secrets are in the create and rotateSecret responses only. */
+    webhooks: {
+      ...collection<AdminWebhook, WebhookFields, PatchWebhook, WebhookWithSecret>(this.send, '/admin/v1/webhooks'),
+      rotateSecret: (id: string): Promise<RotatedSecret> => this.send('POST', path`/admin/v1/webhooks/${id}/rotate-secret`),
+      /** Newest first. */
+      deliveries: (id: string, query?: WebhookDeliveriesQuery): Promise<WebhookDelivery[]> =>
+        this.send('GET', path`/admin/v1/webhooks/${id}/deliveries`, { query }),
+      /** Send one delivery again, whatever its state, with a fresh retry budget. */
+      redeliver: (deliveryId: string): Promise<WebhookDelivery> =>
+        this.send('POST', path`/admin/v1/webhooks/deliveries/${deliveryId}/redeliver`),
+      /** Send every dead delivery of an endpoint again. */
+      redeliverDead: (id: string): Promise<Redelivered> => this.send('POST', path`/admin/v1/webhooks/${id}/redeliver`),
     },
   };
 }

@@ -1,37 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import typia, { tags } from 'typia';
+import typia from 'typia';
 import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
 import { badRequest, notFound } from '../../http/errors';
 import { reply, Route } from '../../http/server';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../webhooks/events';
 import { newSecret } from '../../webhooks/signing';
+import type {
+  AdminWebhook, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDelivery, WebhookDeliveryStatus, WebhookFields,
+  WebhookStatus,
+} from '../wire/admin';
 import { page } from './batch';
 import { batchRoute, getRow, readDeleteRoutes, Resource, scopeOf } from './resource';
-
-type Status = 'active' | 'inactive';
-interface WebhookFields {
-  url: string & tags.MinLength<1> & tags.MaxLength<2048>;
-  eventTypes: WebhookEventType[] & tags.MinItems<1> & tags.MaxItems<50>;
-  description?: (string & tags.MaxLength<1000>) | null;
-  status?: Status;
-}
-interface PatchWebhook extends Partial<WebhookFields> {
-  id: string & tags.Format<'uuid'>;
-}
 
 interface Row {
   id: string;
   url: string;
   description: string | null;
   event_types: WebhookEventType[];
-  status: Status;
+  status: WebhookStatus;
   secret: string;
   created: Date;
   updated: Date;
 }
 
 const COLS = 'id, url, description, event_types, status, secret, created, updated';
+// The secret is never shown again after creation (or rotation).
+const webhookJson = (r: Row): AdminWebhook => ({
+  id: r.id, url: r.url, description: r.description, eventTypes: r.event_types, status: r.status,
+  created: r.created.toISOString(), updated: r.updated.toISOString(),
+});
 const WEBHOOKS: Resource<Row> = {
   path: '/admin/v1/webhooks',
   table: 'webhooks',
@@ -39,11 +37,7 @@ const WEBHOOKS: Resource<Row> = {
   order: 'seq',
   noun: 'Webhook',
   plain: true,
-  // The secret is never shown again after creation (or rotation).
-  json: (r) => ({
-    id: r.id, url: r.url, description: r.description, eventTypes: r.event_types, status: r.status,
-    created: r.created.toISOString(), updated: r.updated.toISOString(),
-  }),
+  json: webhookJson,
 };
 
 /** The endpoint's URL as stored, or why it is refused. */
@@ -65,9 +59,9 @@ interface DeliveryRow {
   id: string;
   webhook_id: string;
   event_id: string;
-  type: string;
+  type: WebhookEventType;
   payload: string;
-  status: 'pending' | 'delivered' | 'dead';
+  status: WebhookDeliveryStatus;
   attempts: number;
   next_attempt_at: Date;
   last_attempt_at: Date | null;
@@ -79,7 +73,7 @@ interface DeliveryRow {
 const DELIVERY_COLS = `id, webhook_id, event_id, type, payload, status, attempts, next_attempt_at, last_attempt_at, last_status, last_error,
   created, delivered_at`;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const deliveryJson = (r: DeliveryRow) => ({
+const deliveryJson = (r: DeliveryRow): WebhookDelivery => ({
   id: r.id,
   webhookId: r.webhook_id,
   eventId: r.event_id,
@@ -94,7 +88,7 @@ const deliveryJson = (r: DeliveryRow) => ({
   deliveredAt: iso(r.delivered_at),
   payload: JSON.parse(r.payload) as unknown,
 });
-const DELIVERY_STATUSES = new Set(['pending', 'delivered', 'dead']);
+const isDeliveryStatus = typia.createIs<WebhookDeliveryStatus>();
 
 /**
  * Webhook endpoints (Laurel's own: Trophy configures them in its dashboard)
@@ -127,7 +121,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
         );
         return rows[0]!;
       },
-      (r) => ({ ...(WEBHOOKS.json(r) as object), secret: r.secret }),
+      (r): WebhookWithSecret => ({ ...webhookJson(r), secret: r.secret }),
     ),
     batchRoute(ctx, WEBHOOKS, 'patch', typia.createValidate<PatchWebhook>(), async (c, s, item) => {
       const row = await getRow(c, WEBHOOKS, s, item.id.toLowerCase());
@@ -151,7 +145,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
         const { s, row } = await webhookOf(req);
         const secret = newSecret();
         await ctx.db.query('UPDATE webhooks SET secret = $3, updated = $4 WHERE tenant_id = $1 AND id = $2', [s.tenant.id, row.id, secret, now()]);
-        return reply(200, { id: row.id, secret });
+        return reply(200, { id: row.id, secret } satisfies RotatedSecret);
       },
     },
     {
@@ -160,7 +154,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const { row } = await webhookOf(req);
         const status = req.query.get('status');
-        if (status !== null && !DELIVERY_STATUSES.has(status)) throw badRequest('status must be pending, delivered or dead');
+        if (status !== null && !isDeliveryStatus(status)) throw badRequest('status must be pending, delivered or dead');
         const { limit, skip } = page(req.query);
         const { rows } = await ctx.db.query<DeliveryRow>(
           `SELECT ${DELIVERY_COLS} FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2)
@@ -180,7 +174,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
           `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE webhook_id = $1 AND status = 'dead'`,
           [row.id, now()],
         );
-        return reply(200, { redelivered: rowCount ?? 0 });
+        return reply(200, { redelivered: rowCount ?? 0 } satisfies Redelivered);
       },
     },
     {

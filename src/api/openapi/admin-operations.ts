@@ -5,6 +5,7 @@ import type {
   AdminStreakPause, AdminPointsSystemWithItems, CreateKey, CreateLevel, CreateMetric, CreateSystem, CreateTenant, CreateTrigger, Deleted,
   FreezesBody, FreezesResponse, IdsQuery, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger,
   PausesBody, RestoreBody, UpdatedKey, UpdateKey, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
+  AdminWebhook, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields,
 } from '../wire/admin';
 import type { Operation, Unit } from './document';
 
@@ -118,6 +119,36 @@ export const adminOperations: Operation[] = [
     create: typia.json.schema<Batch<CreateTenant>>(), created: typia.json.schema<Created<AdminTenant>>(),
     update: typia.json.schema<Batch<UpdateTenant>>(), updated: typia.json.schema<Updated<AdminTenant>>(),
   }),
+  ...collection({
+    path: '/admin/v1/webhooks', name: 'webhooks', one: 'webhook endpoint', many: 'webhook endpoints', tag: 'Admin: webhooks',
+    item: typia.json.schema<AdminWebhook>(), items: typia.json.schema<AdminWebhook[]>(),
+    create: typia.json.schema<Batch<WebhookFields>>(), created: typia.json.schema<Created<WebhookWithSecret>>(),
+    update: typia.json.schema<Batch<PatchWebhook>>(), updated: typia.json.schema<Updated<AdminWebhook>>(),
+  }),
+  {
+    method: 'post', path: '/admin/v1/webhooks/:id/rotate-secret', operationId: 'admin_webhooks_rotate_secret', tag: 'Admin: webhooks',
+    auth: admin, summary: "Replace a webhook endpoint's signing secret",
+    description: 'The new secret is in this response only; deliveries are signed with it from now on.',
+    responses: { 200: { description: 'The new secret', schema: typia.json.schema<RotatedSecret>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/webhooks/:id/deliveries', operationId: 'admin_webhooks_deliveries_list', tag: 'Admin: webhooks',
+    auth: admin, summary: "List a webhook endpoint's deliveries",
+    query: typia.json.schema<WebhookDeliveriesQuery>(),
+    responses: { 200: { description: 'A page of deliveries, newest first', schema: typia.json.schema<WebhookDelivery[]>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/webhooks/:id/redeliver', operationId: 'admin_webhooks_redeliver_dead', tag: 'Admin: webhooks',
+    auth: admin, summary: "Send a webhook endpoint's dead deliveries again",
+    description: 'Each starts over with a fresh retry budget (after a receiver outage, say).',
+    responses: { 200: { description: 'How many were queued again', schema: typia.json.schema<Redelivered>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/webhooks/deliveries/:deliveryId/redeliver', operationId: 'admin_webhooks_delivery_redeliver',
+    tag: 'Admin: webhooks', auth: admin, summary: 'Send one webhook delivery again',
+    description: 'Whatever its state, it is queued now with a fresh retry budget.',
+    responses: { 200: { description: 'The delivery, pending again', schema: typia.json.schema<WebhookDelivery>() } },
+  },
 
   {
     method: 'get', path: '/admin/v1/streak', operationId: 'admin_streak_get', tag: 'Admin: streaks', auth: admin,

@@ -39,6 +39,7 @@ export const openApiMethod = (m: Method) => METHOD[m];
 const NOUNS: Record<string, string> = {
   users: 'user', metrics: 'metric', points: 'points system', achievements: 'achievement', leaderboards: 'leaderboard',
   attributes: 'attribute', triggers: 'points trigger', levels: 'points level', boosts: 'points boost', tenants: 'tenant',
+  webhooks: 'webhook endpoint', deliveries: 'webhook delivery',
 };
 
 function pathParameters(pattern: string): Json[] {
@@ -153,7 +154,7 @@ export function buildDocument(operations: Operation[], errorBody: Unit): Json {
       version: version(),
       description:
         'Self-hosted gamification: the Application API (`/v1`) your product calls as users act, and the Admin API ' +
-        '(`/admin/v1`) that configures metrics, points, achievements, streaks, leaderboards, tenants and keys.',
+        '(`/admin/v1`) that configures metrics, points, achievements, streaks, leaderboards, tenants, keys and webhooks.',
     },
     tags: groups.flatMap((g) => g.tags).map((name) => ({ name })),
     'x-tagGroups': groups,

@@ -1,4 +1,5 @@
 import type { tags } from 'typia';
+import type { WebhookEventType } from '../../webhooks/events';
 import type { IsoDate, IsoDateTime } from './app';
 
 // The Admin API on the wire (see ./app.ts for why these live apart).
@@ -471,4 +472,78 @@ export interface UpdatedKey {
   prefix: string;
   /** null: the deployment's default. */
   rateLimit: RateLimit | null;
+}
+
+// ---- webhooks ----
+
+export type { WebhookEventType };
+export type WebhookStatus = 'active' | 'inactive';
+
+export interface WebhookFields {
+  /** An absolute http or https URL; events are POSTed to it. */
+  url: string & tags.MinLength<1> & tags.MaxLength<2048>;
+  /** The event types to send (stored once each, in the documented order). */
+  eventTypes: WebhookEventType[] & tags.MinItems<1> & tags.MaxItems<50>;
+  description?: (string & tags.MaxLength<1000>) | null;
+  /** An inactive endpoint's deliveries wait until it is active again (default: active). */
+  status?: WebhookStatus;
+}
+
+export interface PatchWebhook extends Partial<WebhookFields> {
+  id: Uuid;
+}
+
+/** An endpoint as listed: never its secret. */
+export interface AdminWebhook {
+  id: string;
+  url: string;
+  description: string | null;
+  eventTypes: WebhookEventType[];
+  status: WebhookStatus;
+  created: IsoDateTime;
+  updated: IsoDateTime;
+}
+
+export interface WebhookWithSecret extends AdminWebhook {
+  /** The signing secret (`whsec_…`): in this response only. */
+  secret: string;
+}
+
+export interface RotatedSecret {
+  id: string;
+  /** The new signing secret, in this response only; the old one no longer signs. */
+  secret: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'dead';
+
+export interface WebhookDeliveriesQuery extends ListQuery {
+  /** Only deliveries in this state. */
+  status?: WebhookDeliveryStatus;
+}
+
+/** One event queued for one endpoint, and how sending it went. */
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string;
+  /** The same for every endpoint the event went to. */
+  eventId: string;
+  type: WebhookEventType;
+  status: WebhookDeliveryStatus;
+  attempts: Int;
+  /** While pending. */
+  nextAttemptAt: IsoDateTime | null;
+  lastAttemptAt: IsoDateTime | null;
+  /** The receiver's HTTP status at the last attempt (null: no answer). */
+  lastStatus: Int | null;
+  lastError: string | null;
+  created: IsoDateTime;
+  deliveredAt: IsoDateTime | null;
+  /** The body sent, as Trophy shapes it for the type. */
+  payload: unknown;
+}
+
+export interface Redelivered {
+  /** How many dead deliveries were queued again. */
+  redelivered: Int;
 }
