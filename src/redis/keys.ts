@@ -15,6 +15,16 @@ export class Keys {
     return `${this.prefix}lease:scheduler`;
   }
 
+  /** Set once Redis holds this deployment's state (see store/restore.ts). */
+  get restored(): string {
+    return `${this.prefix}restored`;
+  }
+
+  /** Held by the one process rebuilding Redis from Postgres. */
+  get restoreLock(): string {
+    return `${this.prefix}lock:restore`;
+  }
+
   /** Pub/sub channel for cache invalidation across processes. */
   get channel(): string {
     return `${this.prefix}invalidate`;

@@ -4,6 +4,7 @@ import { localDate } from '../domain/time';
 import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
 import type { TenantKeys } from '../redis/keys';
+import { scanKeys } from '../redis/client';
 import { opensAt, runDates, runFinalAt, RunUnit, TIE_BITS } from '../domain/leaderboards';
 import { configTx } from '../api/admin/config-tx';
 import { tx } from '../store/db';
@@ -128,12 +129,9 @@ export class Scheduler {
     const tk = ctx.keys.tenant(t.slot);
     const prefix = `${tk.boardPrefix}${slot}:${run}:`;
     const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await ctx.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    await scanKeys(ctx.redis, `${prefix}*`, async (found) => {
       keys.push(...found);
-      cursor = next;
-    } while (cursor !== '0');
+    });
     const rows: { g: string; u: string; rk: number; v: number }[] = [];
     for (const key of keys) {
       const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
@@ -176,12 +174,9 @@ export class Scheduler {
   /** Call `fn` with the id of every user of the tenant (SCAN pages). */
   private async forEachUser(tk: TenantKeys, fn: (userId: string) => Promise<void>): Promise<void> {
     const prefix = tk.user('');
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.ctx.redis.scan(cursor, 'MATCH', tk.users, 'COUNT', 1000);
-      cursor = next;
+    await scanKeys(this.ctx.redis, tk.users, async (keys) => {
       for (const k of keys) await fn(k.slice(prefix.length));
-    } while (cursor !== '0');
+    });
   }
 
   /** Grant every user whose time-trigger points are due. Returns how many users were visited. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/client';
 import type { Pool } from 'pg';
 import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
@@ -97,7 +97,7 @@ export class Flusher {
 
   constructor(
     private readonly db: Pool,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly directory: Tenants,
     private readonly log: Logger,
