@@ -158,7 +158,16 @@ export class Flusher {
   private async cycle(): Promise<number> {
     await this.refreshTenants();
     let n = 0;
-    for (const t of this.tenants) n += await this.flushTenant(t);
+    // A tenant whose shard is down fails alone: the others still get their turn.
+    let failed: unknown = null;
+    for (const t of this.tenants) {
+      try {
+        n += await this.flushTenant(t);
+      } catch (err) {
+        failed ??= err;
+      }
+    }
+    if (failed) throw failed;
     // A backlog is worth a line in the log, at most every 10 seconds.
     if (Date.now() - this.lastLagLog > 10_000) {
       this.lastLagLog = Date.now();
