@@ -85,3 +85,18 @@ t.test('past the backlog limit events get 503, and flow again once Postgres catc
   t.equal((await s.call('GET', '/v1/users/u/metrics/m')).body.current, 4, 'refused events were not applied');
   t.equal((await s.call('GET', '/readyz', { key: null })).body.flusherLag.entries <= 1, true);
 });
+
+t.test('once Postgres is back, a drain writes what a failed batch held and what came after', async (t) => {
+  const { relay, s } = await behindPgRelay(t);
+  await s.metrics(['m']);
+  await s.app.flusher.stop(); // this test runs the flusher by hand
+  await relay.cut();
+  t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
+  await t.rejects(s.app.flusher.drain(), 'the batch of the first event cannot be written');
+  for (let i = 0; i < 2; i++) t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
+  await relay.restore();
+  await s.app.flusher.drain();
+  t.same((await s.call('GET', '/readyz', { key: null })).body.flusherLag, { entries: 0, seconds: 0 });
+  const events = await s.app.ctx.db.query('SELECT count(*)::int AS n FROM events');
+  t.equal(events.rows[0].n, 3);
+});

@@ -202,7 +202,8 @@ export class Flusher {
     }
     if (entries.length === 0) {
       this.pending.delete(t.slot);
-      return from === '0' ? 0 : this.claimStale(t, stream);
+      // Our own are all written: go on with new ones (a drain must not stop here).
+      return from === '0' ? this.flushTenant(t) : this.claimStale(t, stream);
     }
     this.pending.add(t.slot);
     await this.write(t, entries);
