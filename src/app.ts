@@ -59,9 +59,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
   const applied = await migrate(db, config.databaseSchema);
   if (applied) log.info('database migrated', { applied });
 
-  const redis = createRedis(config.redisUrl, log, 'laurel');
+  const redis = createRedis(config, log, 'laurel');
   await redis.connect();
-  const sub = createSubscriber(config.redisUrl, log);
+  const sub = createSubscriber(config, log);
   await sub.connect();
 
   const keys = new Keys(config.keyPrefix);

@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   host: string;
   redisUrl: string;
+  /** REDIS_URL is one node of a Redis Cluster (the others are discovered from it). */
+  redisCluster: boolean;
   databaseUrl: string;
   /** Postgres schema holding Laurel's tables. */
   databaseSchema: string;
@@ -49,12 +51,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (intVar(env, 'WORKERS', 1, 1, 64) > 1 && port === 0) throw new Error('WORKERS above 1 needs a fixed PORT (the workers share it)');
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be one of debug, info, warn, error, silent (got "${logLevel}")`);
+  // Laurel only ever starts a standalone Redis itself: a cluster is named explicitly.
+  if (boolVar(env, 'REDIS_CLUSTER') && !env.REDIS_URL) throw new Error('REDIS_CLUSTER=1 needs REDIS_URL (a node of the cluster)');
   const schema = env.DATABASE_SCHEMA ?? 'public';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error('DATABASE_SCHEMA must be a lower-case SQL identifier');
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
     redisUrl: env.REDIS_URL || DEFAULT_REDIS_URL,
+    redisCluster: boolVar(env, 'REDIS_CLUSTER'),
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     databaseSchema: schema,
     keyPrefix: env.REDIS_KEY_PREFIX ?? 'laurel:',
@@ -87,6 +92,13 @@ function rateLimitVars(env: NodeJS.ProcessEnv): Config['rateLimit'] {
   }
   if (perSecond === 0) return null;
   return { perSecond, burst: intVar(env, 'RATE_LIMIT_BURST', defaultBurst(perSecond), 1, 1_000_000) };
+}
+
+function boolVar(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name] ?? '';
+  if (raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new Error(`${name} must be 1 or 0 (got "${raw}")`);
 }
 
 function intVar(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis/client';
 import type { Pool } from 'pg';
 import type { Clock } from './clock';
 import type { Config } from './config';
@@ -18,7 +18,7 @@ export interface Ctx {
   clock: Clock;
   log: Logger;
   db: Pool;
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   scripts: Scripts;
   auth: Authenticator;

@@ -1,6 +1,5 @@
 import t from 'tap';
-import Redis from 'ioredis';
-import { keysUnder, startServer } from './helpers/harness';
+import { keysUnder, sharedRedis, startServer } from './helpers/harness';
 
 t.test('the event path', async (t) => {
   const s = await startServer(t);
@@ -83,8 +82,7 @@ t.test('the event path', async (t) => {
     for (let i = 0; i < 20; i++) await s.event('words', { user: { id: 'compact' }, value: 1 }, { headers: { 'Idempotency-Key': `k-${i}` } });
     const buckets = (await keysUnder(s.prefix)).filter((k) => k.includes(':i:'));
     t.ok(buckets.length > 0);
-    const r = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
-    t.teardown(() => r.disconnect());
+    const r = await sharedRedis(t);
     for (const b of buckets) t.equal(await r.object('ENCODING', b), 'intset', `${b} is an intset`);
   });
 

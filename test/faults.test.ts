@@ -100,7 +100,7 @@ t.test('a Redis restart under load (appendfsync always): 503 during the outage, 
     redisProc.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
-  const s = await startServer(t, { REDIS_URL: url });
+  const s = await startServer(t, { REDIS_URL: url, REDIS_CLUSTER: '' });
   await s.metrics(['m']);
 
   const seen: number[] = [];

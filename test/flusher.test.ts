@@ -1,8 +1,5 @@
 import t from 'tap';
-import Redis from 'ioredis';
-import { startServer } from './helpers/harness';
-
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+import { sharedRedis, startServer } from './helpers/harness';
 
 // At least once means a batch can arrive twice (a crash between commit and
 // acknowledgement): the second time must change nothing in Postgres.
@@ -14,9 +11,8 @@ t.test('a replayed batch changes nothing', async (t) => {
   await s.call('POST', '/admin/v1/achievements', { body: [{ key: 'one', name: 'One', trigger: 'metric', metricId: m!.id, metricValue: 1, status: 'active' }] });
   for (const u of ['a', 'b', 'c']) await s.event('m', { user: { id: u, name: u.toUpperCase() }, value: 3 });
 
-  const r = new Redis(REDIS_URL);
-  t.teardown(() => r.disconnect());
-  const stream = `${s.prefix}{t0}:x`;
+  const r = await sharedRedis(t);
+  const stream = s.app.ctx.keys.tenant(0).stream;
   const records = await r.xrange(stream, '-', '+');
   t.equal(records.length, 3);
   await s.app.flusher.drain();

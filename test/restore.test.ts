@@ -1,10 +1,7 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import Redis from 'ioredis';
-import { purgePrefix, startServer, TestServer } from './helpers/harness';
-
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+import { purgePrefix, sharedRedis, startServer, TestServer } from './helpers/harness';
 
 /** Every read a user of the sample can make, as served now. */
 async function reads(s: TestServer, users: string[]) {
@@ -76,7 +73,7 @@ t.test('an emptied Redis is rebuilt from Postgres and every read answers as befo
 
   // Redis loses everything; a new server starts on the same database.
   await a.app.close();
-  await purgePrefix(REDIS_URL, a.prefix);
+  await purgePrefix(a.prefix);
   const b = await startServer(t, { DATABASE_SCHEMA: a.schema, REDIS_KEY_PREFIX: a.prefix, ADMIN_API_KEY: a.adminKey });
   b.clock.set(a.clock.now());
   const after = await reads(b, users);
@@ -92,15 +89,14 @@ t.test('an emptied Redis is rebuilt from Postgres and every read answers as befo
   // `npm run restore` does the same on demand.
   await b.drain();
   await b.app.close();
-  await purgePrefix(REDIS_URL, a.prefix);
+  await purgePrefix(a.prefix);
   const cli = spawnSync(process.execPath, [path.resolve(__dirname, '../src/ops/restore-cli.js')], {
     env: { ...process.env, DATABASE_SCHEMA: a.schema, REDIS_KEY_PREFIX: a.prefix, LOG_LEVEL: 'silent' },
     encoding: 'utf8',
   });
   t.equal(cli.status, 0, cli.stderr);
   t.match(cli.stdout, /restored 4 users of \d+ tenants/);
-  const r = new Redis(REDIS_URL);
-  t.teardown(() => r.disconnect());
-  t.equal(await r.hget(`${a.prefix}{t0}:u:u1`, 'm1'), String(next.body.total));
-  t.ok(await r.exists(`${a.prefix}restored`), 'the marker tells servers not to rebuild again');
+  const r = await sharedRedis(t);
+  t.equal(await r.hget(a.app.ctx.keys.tenant(0).user('u1'), 'm1'), String(next.body.total));
+  t.ok(await r.exists(a.app.ctx.keys.restored), 'the marker tells servers not to rebuild again');
 });

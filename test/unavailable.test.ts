@@ -1,8 +1,15 @@
 import t from 'tap';
-import { startServer } from './helpers/harness';
+import { purgePrefix, startServer } from './helpers/harness';
 import { Relay } from './helpers/proxy';
+import { DEFAULT_REDIS_URL, loadConfig } from '../src/config';
 
-const redisPort = Number(new URL(process.env.REDIS_URL || 'redis://127.0.0.1:6379').port || 6379);
+// A relay stands in for one Redis only: a cluster client connects to the
+// addresses the nodes announce, past the relay. So this test uses a
+// standalone Redis in the cluster suite too (test/cluster.test.ts takes a
+// shard of a cluster away).
+const shared = loadConfig(process.env);
+const redisUrl = shared.redisCluster ? DEFAULT_REDIS_URL : shared.redisUrl;
+const redisPort = Number(new URL(redisUrl).port || 6379);
 const pgUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel');
 const pgPort = Number(pgUrl.port || 5432);
 
@@ -10,7 +17,8 @@ t.test('503 with Retry-After while Redis is unreachable, and recovery', async (t
   const relay = new Relay(redisPort);
   const port = await relay.start();
   t.teardown(() => relay.cut());
-  const s = await startServer(t, { REDIS_URL: `redis://127.0.0.1:${port}` });
+  const s = await startServer(t, { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_CLUSTER: '' });
+  if (shared.redisCluster) t.teardown(() => purgePrefix(s.prefix, { redisUrl, redisCluster: false }));
   await s.metrics(['m']);
   t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
 
@@ -76,4 +84,19 @@ t.test('past the backlog limit events get 503, and flow again once Postgres catc
   t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
   t.equal((await s.call('GET', '/v1/users/u/metrics/m')).body.current, 4, 'refused events were not applied');
   t.equal((await s.call('GET', '/readyz', { key: null })).body.flusherLag.entries <= 1, true);
+});
+
+t.test('once Postgres is back, a drain writes what a failed batch held and what came after', async (t) => {
+  const { relay, s } = await behindPgRelay(t);
+  await s.metrics(['m']);
+  await s.app.flusher.stop(); // this test runs the flusher by hand
+  await relay.cut();
+  t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
+  await t.rejects(s.app.flusher.drain(), 'the batch of the first event cannot be written');
+  for (let i = 0; i < 2; i++) t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
+  await relay.restore();
+  await s.app.flusher.drain();
+  t.same((await s.call('GET', '/readyz', { key: null })).body.flusherLag, { entries: 0, seconds: 0 });
+  const events = await s.app.ctx.db.query('SELECT count(*)::int AS n FROM events');
+  t.equal(events.rows[0].n, 3);
 });

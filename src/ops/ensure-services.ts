@@ -18,7 +18,7 @@ export async function ensureServices(config: Config, log: Logger): Promise<void>
 
 const LOCAL = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
-function reachable(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+export function reachable(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect({ host: host.replace(/^\[|\]$/g, ''), port });
     const done = (ok: boolean) => {
@@ -31,7 +31,7 @@ function reachable(host: string, port: number, timeoutMs = 1000): Promise<boolea
   });
 }
 
-async function waitFor(host: string, port: number, what: string, seconds = 20): Promise<void> {
+export async function waitFor(host: string, port: number, what: string, seconds = 20): Promise<void> {
   for (let i = 0; i < seconds * 5; i++) {
     if (await reachable(host, port)) return;
     await new Promise((r) => setTimeout(r, 200));
@@ -45,7 +45,7 @@ function has(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
 
-function run(cmd: string, args: string[]): void {
+export function run(cmd: string, args: string[]): void {
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr?.toString().trim().split('\n').pop() ?? r.error?.message}`);
 }

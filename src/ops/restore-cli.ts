@@ -20,13 +20,13 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const db = createPool(config.databaseUrl, config.databaseSchema);
   await migrate(db, config.databaseSchema);
-  const redis = createRedis(config.redisUrl, log, 'laurel-restore');
+  const redis = createRedis(config, log, 'laurel-restore');
   await redis.connect();
   const keys = new Keys(config.keyPrefix);
   const scripts = new Scripts(redis);
   await scripts.load();
   const r = await restore({ db, redis, keys, tenants: new Tenants(db, systemClock), configs: new TenantConfigs(db, redis, scripts, keys, log), log });
-  await redis.set(`${keys.prefix}restored`, new Date().toISOString());
+  await redis.set(keys.restored, new Date().toISOString());
   process.stdout.write(`restored ${r.users} users of ${r.tenants} tenants\n`);
   await redis.quit();
   await db.end();

@@ -1,13 +1,22 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Every Redis key name is built here. A tenant's keys share one hash tag
- * (`{t<slot>}`), so each script touches a single cluster slot and a tenant
- * lives wholly on one shard.
+ * (`{<prefix hash>.t<slot>}`), so each script touches a single cluster slot
+ * and a tenant lives wholly on one shard. The prefix's hash in the tag spreads
+ * deployments that share a cluster (and test files) over the shards too: with
+ * `{t<slot>}` alone, every deployment's tenant 1 would land on one slot.
  */
 export class Keys {
-  constructor(readonly prefix: string) {}
+  private readonly tagBase: string;
+
+  constructor(readonly prefix: string) {
+    // A hash rather than the prefix itself: a prefix may hold braces.
+    this.tagBase = createHash('sha1').update(prefix).digest('hex').slice(0, 6);
+  }
 
   tenant(slot: number): TenantKeys {
-    return new TenantKeys(`${this.prefix}{t${slot}}`);
+    return new TenantKeys(`${this.prefix}{${this.tagBase}.t${slot}}`);
   }
 
   /** The scheduler's lease. */
@@ -18,6 +27,20 @@ export class Keys {
   /** An API key's rate-limit state (GCRA's theoretical arrival time), one slot per key. */
   rateLimit(keyId: string): string {
     return `${this.prefix}{rl:${keyId}}`;
+  }
+
+  /**
+   * Set once Redis holds this deployment's state (see store/restore.ts). Its
+   * name changes with the layout of the keys, so a Redis written under an
+   * older layout is rebuilt from Postgres under the new names.
+   */
+  get restored(): string {
+    return `${this.prefix}restored:2`;
+  }
+
+  /** Held by the one process rebuilding Redis from Postgres. */
+  get restoreLock(): string {
+    return `${this.prefix}lock:restore`;
   }
 
   /** Pub/sub channel for cache invalidation across processes. */

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type Redis from 'ioredis';
 import { observeScript } from '../metrics';
+import { masters, RedisClient } from './client';
 
 /** Where the Lua sources live (copied beside dist/ in the image). */
 export const LUA_DIR = path.resolve(__dirname, '../../../lua');
@@ -48,17 +48,20 @@ export function librarySource(): { name: string; code: string; fn: (s: ScriptNam
   return { name: `laurel_${hash}`, code, fn };
 }
 
-/** Typed access to the scripts: FCALL, loading the library first when Redis lacks it. */
+/**
+ * Typed access to the scripts: FCALL, loading the library first when Redis
+ * lacks it. FCALL is routed by its first key, so in a cluster it reaches the
+ * tenant's shard; each master keeps its own library, so it is loaded on all.
+ */
 export class Scripts {
   private readonly lib = librarySource();
   private loaded: Promise<void> | null = null;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
-  /** Load the library (idempotent; REPLACE keeps a reload harmless). */
+  /** Load the library on every master (idempotent; REPLACE keeps a reload harmless). */
   load(): Promise<void> {
-    this.loaded ??= this.redis
-      .call('FUNCTION', 'LOAD', 'REPLACE', this.lib.code)
+    this.loaded ??= Promise.all(masters(this.redis).map((node) => node.call('FUNCTION', 'LOAD', 'REPLACE', this.lib.code)))
       .then(() => undefined)
       .finally(() => {
         this.loaded = null;
@@ -72,7 +75,7 @@ export class Scripts {
     try {
       return await fcall();
     } catch (err) {
-      // A Redis restarted without persistence, or emptied with FUNCTION FLUSH.
+      // A Redis restarted without persistence, emptied with FUNCTION FLUSH, or a master new to the cluster.
       if (!/Function not found/i.test((err as Error).message)) throw err;
       await this.load();
       return fcall();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/client';
 
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
@@ -15,7 +15,7 @@ export class Lease {
   private held = false;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
     private readonly ttlMs: number,
   ) {}

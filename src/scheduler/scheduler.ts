@@ -4,6 +4,7 @@ import { localDate } from '../domain/time';
 import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
 import type { TenantKeys } from '../redis/keys';
+import { masters, scanKeys } from '../redis/client';
 import { opensAt, runDates, runFinalAt, RunUnit, TIE_BITS } from '../domain/leaderboards';
 import { configTx } from '../api/admin/config-tx';
 import { tx } from '../store/db';
@@ -32,7 +33,8 @@ export class Scheduler {
   private running: Promise<unknown> = Promise.resolve();
   private stopped = true;
   /** Per tenant: the hour the current streak sweep started, and where it is (null: finished). */
-  private readonly sweeps = new Map<string, { hour: number; cursor: string | null }>();
+  /** Streak sweeps under way: which master (a cluster has several) and its SCAN cursor; null when done. */
+  private readonly sweeps = new Map<string, { hour: number; node: number; cursor: string | null }>();
 
   constructor(
     private readonly ctx: Ctx,
@@ -146,12 +148,9 @@ export class Scheduler {
     const tk = ctx.keys.tenant(t.slot);
     const prefix = `${tk.boardPrefix}${slot}:${run}:`;
     const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await ctx.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    await scanKeys(ctx.redis, `${prefix}*`, async (found) => {
       keys.push(...found);
-      cursor = next;
-    } while (cursor !== '0');
+    });
     const rows: { g: string; u: string; rk: number; v: number }[] = [];
     for (const key of keys) {
       const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
@@ -208,28 +207,32 @@ export class Scheduler {
     if (!sweep || (sweep.cursor === null && sweep.hour < hour)) {
       const cfg = await ctx.configs.get(t);
       const types = cfg.streak?.enabled ? await subscribedTypes(ctx.db, t.id) : new Set<string>();
-      sweep = { hour, cursor: SETTLE_EVENTS.some((e) => types.has(e)) ? '0' : null };
+      sweep = { hour, node: 0, cursor: SETTLE_EVENTS.some((e) => types.has(e)) ? '0' : null };
       this.sweeps.set(t.id, sweep);
     }
     if (sweep.cursor === null) return;
     const tk = ctx.keys.tenant(t.slot);
     const prefix = tk.user('');
+    const nodes = masters(ctx.redis);
     for (let page = 0; page < SWEEP_PAGES && sweep.cursor !== null; page++) {
-      const [next, keys]: [string, string[]] = await ctx.redis.scan(sweep.cursor, 'MATCH', tk.users, 'COUNT', 1000);
+      const node = nodes[sweep.node];
+      if (!node) {
+        sweep.cursor = null;
+        break;
+      }
+      const [next, keys]: [string, string[]] = await node.scan(sweep.cursor, 'MATCH', tk.users, 'COUNT', 1000);
       for (const k of keys) await streakCall(ctx, t, k.slice(prefix.length), 'streak_read');
-      sweep.cursor = next === '0' ? null : next;
+      if (next !== '0') sweep.cursor = next;
+      else [sweep.node, sweep.cursor] = [sweep.node + 1, '0'];
     }
   }
 
   /** Call `fn` with the id of every user of the tenant (SCAN pages). */
   private async forEachUser(tk: TenantKeys, fn: (userId: string) => Promise<void>): Promise<void> {
     const prefix = tk.user('');
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.ctx.redis.scan(cursor, 'MATCH', tk.users, 'COUNT', 1000);
-      cursor = next;
+    await scanKeys(this.ctx.redis, tk.users, async (keys) => {
       for (const k of keys) await fn(k.slice(prefix.length));
-    } while (cursor !== '0');
+    });
   }
 
   /** Grant every user whose time-trigger points are due. Returns how many users were visited. */

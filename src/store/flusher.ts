@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/client';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
@@ -120,7 +120,7 @@ export class Flusher {
 
   constructor(
     private readonly db: Pool,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
     private readonly directory: Tenants,
     private readonly log: Logger,
@@ -182,7 +182,16 @@ export class Flusher {
   private async cycle(): Promise<number> {
     await this.refreshTenants();
     let n = 0;
-    for (const t of this.tenants) n += await this.flushTenant(t);
+    // A tenant whose shard is down fails alone: the others still get their turn.
+    let failed: unknown = null;
+    for (const t of this.tenants) {
+      try {
+        n += await this.flushTenant(t);
+      } catch (err) {
+        failed ??= err;
+      }
+    }
+    if (failed) throw failed;
     // A backlog is worth a line in the log, at most every 10 seconds.
     if (Date.now() - this.lastLagLog > 10_000) {
       this.lastLagLog = Date.now();

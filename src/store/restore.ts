@@ -1,7 +1,7 @@
-import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import type { Logger } from '../log';
 import type { Keys } from '../redis/keys';
+import type { RedisClient } from '../redis/client';
 import { idempotencySlot } from '../domain/idempotency';
 import { TIE_BITS } from '../domain/leaderboards';
 import { completionsField } from '../domain/achievements';
@@ -17,14 +17,14 @@ const PAGE = 5000;
  * What the scheduler derives by itself (who is due for time-based points,
  * achievement reviews) it rebuilds on its next pass. Safe to run twice.
  */
-export async function restore(deps: { db: Pool; redis: Redis; keys: Keys; tenants: Tenants; configs: TenantConfigs; log: Logger }): Promise<{ tenants: number; users: number }> {
+export async function restore(deps: { db: Pool; redis: RedisClient; keys: Keys; tenants: Tenants; configs: TenantConfigs; log: Logger }): Promise<{ tenants: number; users: number }> {
   let users = 0;
   const all = await deps.tenants.all();
   for (const t of all) users += await restoreTenant(deps, t);
   return { tenants: all.length, users };
 }
 
-async function restoreTenant(deps: { db: Pool; redis: Redis; keys: Keys; configs: TenantConfigs }, t: Tenant): Promise<number> {
+async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; configs: TenantConfigs }, t: Tenant): Promise<number> {
   const { db, redis } = deps;
   const tk = deps.keys.tenant(t.slot);
   const cfg = await deps.configs.publish(t);
@@ -104,8 +104,8 @@ async function restoreTenant(deps: { db: Pool; redis: Redis; keys: Keys; configs
  */
 export async function restoreIfEmpty(deps: Parameters<typeof restore>[0]): Promise<void> {
   const { redis, keys, log } = deps;
-  const marker = `${keys.prefix}restored`;
-  const lock = `${keys.prefix}lock:restore`;
+  const marker = keys.restored;
+  const lock = keys.restoreLock;
   for (;;) {
     if (await redis.exists(marker)) return;
     if ((await redis.set(lock, String(process.pid), 'PX', 600_000, 'NX')) === 'OK') {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/client';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
@@ -58,7 +58,7 @@ export class TenantConfigs {
 
   constructor(
     private readonly db: Pool,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly scripts: Scripts,
     private readonly keys: Keys,
     private readonly log: Logger,

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/client';
 import { userJson } from '../domain/users';
 import { boardJson, boardNames, BoardLookup, LeaderboardConfig, runDates, TIE_BITS } from '../domain/leaderboards';
 import type { TenantKeys } from '../redis/keys';
@@ -34,21 +34,21 @@ export function boardPayload(cfg: BoardLookup, b: LeaderboardConfig, run: number
 }
 
 /** Display names of users, from their hashes (null when unset). */
-export async function userNames(redis: Redis, tk: TenantKeys, ids: string[]): Promise<(string | null)[]> {
+export async function userNames(redis: RedisClient, tk: TenantKeys, ids: string[]): Promise<(string | null)[]> {
   if (ids.length === 0) return [];
   const res = await redis.pipeline(ids.map((id) => ['hget', tk.user(id), 'n'])).exec();
   return ids.map((_, i) => (res?.[i]?.[1] as string | null | undefined) ?? null);
 }
 
 /** The live top of a run's group, from Redis. */
-export async function liveRankings(redis: Redis, tk: TenantKeys, b: LeaderboardConfig, run: number, group: string[]): Promise<Ranking[]> {
+export async function liveRankings(redis: RedisClient, tk: TenantKeys, b: LeaderboardConfig, run: number, group: string[]): Promise<Ranking[]> {
   const flat = await redis.zrevrange(tk.board(b.slot, run, group), 0, TOP_RANKINGS - 1, 'WITHSCORES');
   const rows: { userId: string; rank: number; value: number }[] = [];
   for (let i = 0; i < flat.length; i += 2) rows.push({ userId: flat[i]!, rank: i / 2 + 1, value: Math.floor(Number(flat[i + 1]) / TIE_BITS) });
   return withNames(redis, tk, rows);
 }
 
-export async function withNames(redis: Redis, tk: TenantKeys, rows: { userId: string; rank: number; value: number }[]): Promise<Ranking[]> {
+export async function withNames(redis: RedisClient, tk: TenantKeys, rows: { userId: string; rank: number; value: number }[]): Promise<Ranking[]> {
   const names = await userNames(redis, tk, rows.map((r) => r.userId));
   return rows.map((r, i) => ({ userId: r.userId, userName: names[i]!, rank: r.rank, value: r.value }));
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { ManualClock } from '../../src/clock';
 import { startApp, App } from '../../src/app';
 import { purgeKeys } from '../../src/redis/purge';
+import { openRedis, RedisClient, RedisTarget, scanKeys } from '../../src/redis/client';
 
 /** Anything with a teardown hook (a tap Test). */
 interface Teardown {
@@ -85,7 +85,7 @@ export async function startServer(t: Teardown, env: Record<string, string> = {})
     if (owner) for (const f of followers.get(schema) ?? []) await f.close();
     // Clean up what this server created, over the direct addresses (a test may have used a relay).
     if (owner) await dropSchema(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel', schema);
-    if (!env.REDIS_KEY_PREFIX) await purgePrefix(process.env.REDIS_URL || 'redis://127.0.0.1:6379', prefix);
+    if (!env.REDIS_KEY_PREFIX) await purgePrefix(prefix);
   });
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Res> => {
@@ -139,8 +139,28 @@ async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
-export async function purgePrefix(url: string, prefix: string): Promise<void> {
-  const r = new Redis(url);
+/**
+ * A connection to the Redis the suite runs against (standalone, or the
+ * cluster when REDIS_CLUSTER is set), closed at teardown.
+ */
+export async function sharedRedis(t: Teardown): Promise<RedisClient> {
+  const r = await connectShared();
+  t.teardown(() => r.disconnect());
+  return r;
+}
+
+async function connectShared(target: RedisTarget = loadConfig(process.env)): Promise<RedisClient> {
+  const r = openRedis(target, { lazyConnect: true });
+  await r.connect();
+  return r;
+}
+
+/**
+ * Remove every key under a prefix from the shared Redis, or another, over its
+ * direct address (a test may have used a relay).
+ */
+export async function purgePrefix(prefix: string, target?: RedisTarget): Promise<void> {
+  const r = await connectShared(target);
   try {
     await purgeKeys(r, `${prefix}*`);
   } finally {
@@ -150,15 +170,12 @@ export async function purgePrefix(url: string, prefix: string): Promise<void> {
 
 /** Redis keys left under a prefix (to assert cleanup and memory layout). */
 export async function keysUnder(prefix: string): Promise<string[]> {
-  const r = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
+  const r = await connectShared();
   try {
     const out: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    await scanKeys(r, `${prefix}*`, async (keys) => {
       out.push(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    });
     return out;
   } finally {
     r.disconnect();

@@ -62,7 +62,7 @@ export function processDeployment(t: { teardown(fn: () => unknown): void }, extr
     await c.connect();
     await c.query(`DROP SCHEMA IF EXISTS "${env.DATABASE_SCHEMA}" CASCADE`);
     await c.end();
-    await purgePrefix(process.env.REDIS_URL || 'redis://127.0.0.1:6379', env.REDIS_KEY_PREFIX);
+    await purgePrefix(env.REDIS_KEY_PREFIX);
   });
   return env;
 }
