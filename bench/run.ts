@@ -1,12 +1,12 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { freePort, sleep } from './util';
 import { seedConfig, seedUsers, ZONES } from './seed';
 
 /**
@@ -33,16 +33,6 @@ interface Figures {
   errors: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function child(args: string[], env: Record<string, string>, printsPort = false): Promise<{ proc: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {

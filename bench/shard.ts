@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type Redis from 'ioredis';
@@ -10,6 +9,7 @@ import { masters, openRedis } from '../src/redis/client';
 import { Keys } from '../src/redis/keys';
 import { purgeKeys } from '../src/redis/purge';
 import { CLUSTER_PORTS } from '../src/ops/redis-cluster';
+import { freePort, sleep } from './util';
 import { seedConfig, seedUsers } from './seed';
 
 /**
@@ -30,16 +30,6 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const ROOT = path.resolve(__dirname, '../..');
 const SEED = `redis://127.0.0.1:${CLUSTER_PORTS[0]}`;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** CPU seconds a redis-server has used, and its calls per command. */
 async function accounting(node: Redis): Promise<{ cpu: number; calls: Map<string, { calls: number; usec: number }> }> {

@@ -1,24 +1,12 @@
 import t from 'tap';
-import { purgePrefix, startServer } from './helpers/harness';
+import { startBehindRedisRelay, startServer } from './helpers/harness';
 import { Relay } from './helpers/proxy';
-import { DEFAULT_REDIS_URL, loadConfig } from '../src/config';
 
-// A relay stands in for one Redis only: a cluster client connects to the
-// addresses the nodes announce, past the relay. So this test uses a
-// standalone Redis in the cluster suite too (test/cluster.test.ts takes a
-// shard of a cluster away).
-const shared = loadConfig(process.env);
-const redisUrl = shared.redisCluster ? DEFAULT_REDIS_URL : shared.redisUrl;
-const redisPort = Number(new URL(redisUrl).port || 6379);
 const pgUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel');
 const pgPort = Number(pgUrl.port || 5432);
 
 t.test('503 with Retry-After while Redis is unreachable, and recovery', async (t) => {
-  const relay = new Relay(redisPort);
-  const port = await relay.start();
-  t.teardown(() => relay.cut());
-  const s = await startServer(t, { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_CLUSTER: '' });
-  if (shared.redisCluster) t.teardown(() => purgePrefix(s.prefix, { redisUrl, redisCluster: false }));
+  const { s, relay } = await startBehindRedisRelay(t);
   await s.metrics(['m']);
   t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
 

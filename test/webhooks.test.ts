@@ -2,8 +2,7 @@ import t from 'tap';
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import Redis from 'ioredis';
-import { startServer, TestServer } from './helpers/harness';
+import { sharedRedis, startServer, TestServer } from './helpers/harness';
 import { until } from './helpers/process';
 
 interface Received {
@@ -271,9 +270,8 @@ t.test('a batch flushed twice queues each event once', async (t) => {
   await endpoint(s, rx.url, ['points.changed', 'achievement.completed']);
   for (const u of ['a', 'b', 'c']) await s.event('m', { user: { id: u }, value: 3 });
 
-  const r = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
-  t.teardown(() => r.disconnect());
-  const stream = `${s.prefix}{t0}:x`;
+  const r = await sharedRedis(t);
+  const stream = s.app.ctx.keys.tenant(0).stream;
   const records = await r.xrange(stream, '-', '+');
   await s.app.flusher.drain();
   const count = async () => (await s.app.ctx.db.query('SELECT count(*)::int AS n FROM webhook_deliveries')).rows[0].n;

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { loadConfig } from '../../src/config';
+import { DEFAULT_REDIS_URL, loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { ManualClock } from '../../src/clock';
 import { startApp, App } from '../../src/app';
 import { purgeKeys } from '../../src/redis/purge';
 import { openRedis, RedisClient, RedisTarget, scanKeys } from '../../src/redis/client';
+import { Relay } from './proxy';
 
 /** Anything with a teardown hook (a tap Test). */
 interface Teardown {
@@ -137,6 +138,23 @@ async function dropSchema(url: string, schema: string): Promise<void> {
   } finally {
     await c.end();
   }
+}
+
+/**
+ * A server whose Redis is reached through a relay the test can cut. A relay
+ * stands in for one Redis only (a cluster client connects past it, to the
+ * addresses the nodes announce), so this uses a standalone Redis even in the
+ * cluster suite, and cleans up there.
+ */
+export async function startBehindRedisRelay(t: Teardown, env: Record<string, string> = {}): Promise<{ s: TestServer; relay: Relay }> {
+  const shared = loadConfig(process.env);
+  const redisUrl = shared.redisCluster ? DEFAULT_REDIS_URL : shared.redisUrl;
+  const relay = new Relay(Number(new URL(redisUrl).port || 6379));
+  const port = await relay.start();
+  t.teardown(() => relay.cut());
+  const s = await startServer(t, { ...env, REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_CLUSTER: '' });
+  if (shared.redisCluster) t.teardown(() => purgePrefix(s.prefix, { redisUrl, redisCluster: false }));
+  return { s, relay };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { tags } from 'typia';
 import type { WebhookEventType } from '../../webhooks/events';
-import type { IsoDate, IsoDateTime } from './app';
+import type { IsoDate, IsoDateTime, PointsBoost } from './app';
 
 // The Admin API on the wire (see ./app.ts for why these live apart).
 // Writes take a batch of items; each item is validated on its own and the
@@ -238,14 +238,8 @@ export interface AdminPointsLevel {
   badge: Badge;
 }
 
-export interface AdminPointsBoost {
-  id: string;
-  name: string;
-  status: 'scheduled' | 'active' | 'finished';
-  start: IsoDate;
-  end: IsoDate | null;
-  multiplier: number;
-  rounding: Rounding;
+/** A boost as the application API shows it, plus who it is for. */
+export interface AdminPointsBoost extends PointsBoost {
   userId: string | null;
   /** For boosts not tied to one user. */
   userAttributes?: AttributeFilter[];
