@@ -5,12 +5,13 @@
 -- ARGV: 1 config version, 2 metric slot, 3 value, 4 now (ms), 5 idempotency
 --       member ('' when none), 6 zone the dates were computed in,
 --       7 user patch (JSON object), 8 event record (JSON, for the stream),
---       9 points program (JSON), 10 the user's own boosts (JSON), 11 local date,
+--       9 points program's name (see program_ref), 10 the user's own boosts (JSON), 11 local date,
 --       12 current streak periods and active frequency 'day,week,month,f'
 --          ('' when streaks are off), 13 leaderboards this event may move (JSON),
 --       14 leaderboard key prefix, 15 backlog limit (unflushed change records),
---       16 user id, 17 event attributes (JSON object, '' when none)
--- Replies: {'STALE'} | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
+--       16 user id, 17 event attributes (JSON object, '' when none),
+--       18 the points program's text when ARGV 9 only names it ('' to use the stored one)
+-- Replies: {'STALE'} | {'PROGRAM'} (send its text) | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),
 --           leaderboard changes (JSON)}
 local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -18,6 +19,8 @@ local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], 
 local total_field = 'm' .. slot
 
 if config_is_stale(cfg, ver) then return {'STALE'} end
+local prog = program_ref(cfg, ver, ARGV[9], ARGV[18])
+if prog == nil then return {'PROGRAM'} end
 -- Postgres has been away too long: refuse rather than grow the stream without bound.
 if redis.call('XLEN', stream) >= tonumber(ARGV[15]) then return {'BACKLOG'} end
 
@@ -38,7 +41,7 @@ if effective ~= zone then return {'TZ', effective} end
 -- Evaluate everything first; write only if nothing blocks.
 local prev = tonumber(uget(user, total_field) or '0')
 local total = fmt_total(prev + tonumber(value))
-local P = pts_new(user, patch, ARGV[17] ~= '' and cjson.decode(ARGV[17]) or {}, ARGV[11], decode_once(ARGV[9]), decode_once(ARGV[10]))
+local P = pts_new(user, patch, ARGV[17] ~= '' and cjson.decode(ARGV[17]) or {}, ARGV[11], prog, decode_once(ARGV[10]))
 local is_new = not uget(user, 'c')
 if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) then
   return {'BLOCKED', tostring(P.blocked)}

@@ -37,6 +37,8 @@ t.test('GET /metrics: requests by route pattern and status, latencies, script ca
   const s = await startServer(t);
   await s.metrics(['m']);
   for (const id of ['a', 'b']) await s.call('POST', '/v1/users', { body: { id } });
+  // The first event of a config version also hands Redis the metric's program (a second call).
+  t.equal((await s.event('m', { user: { id: 'b' }, value: 1 })).status, 201);
 
   const res = await fetch(`${s.url}/metrics`);
   t.equal(res.status, 200, 'no API key needed');

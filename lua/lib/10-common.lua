@@ -90,6 +90,32 @@ local function decode_once(text)
   end
   return p
 end
+
+-- A program named instead of sent (the event path sends it only when Redis
+-- lacks it): kept in the tenant's config hash, which the next publish
+-- replaces whole, and decoded once per config version (looked up without
+-- building a string). nil when neither the hash nor `text` has it: the
+-- caller must send it.
+local NAMED = {}
+local function program_ref(cfg_key, ver, ref, text)
+  local t = NAMED[cfg_key]
+  if t == nil or t.ver ~= ver then
+    t = { ver = ver, progs = {} }
+    NAMED[cfg_key] = t
+  end
+  local p = t.progs[ref]
+  if p ~= nil then return p end
+  local field = 'prog:' .. ref
+  if text == '' then
+    text = redis.call('HGET', cfg_key, field)
+    if not text then return nil end
+  else
+    redis.call('HSET', cfg_key, field, text)
+  end
+  p = cjson.decode(text)
+  t.progs[ref] = p
+  return p
+end
 local function uset(user_key, field, value)
   if type(value) == 'number' then value = fmt_total(value) end
   user_view(user_key)[field] = value

@@ -27,25 +27,59 @@ export function canonicalZone(tz: string): string | null {
   return f ? f.resolvedOptions().timeZone : null;
 }
 
+/**
+ * A zone's last answer, kept for the minute it was asked in: every zone's
+ * offset is a whole number of minutes, so nothing it formats changes within
+ * one. Formatting with Intl costs microseconds, and the event path asks for
+ * the same zones again and again.
+ */
+class PerMinute {
+  private readonly last = new Map<string, { minute: number; value: string }>();
+  constructor(private readonly compute: (ms: number, zone: string) => string) {}
+  get(ms: number, zone: string): string {
+    const minute = Math.floor(ms / 60_000);
+    const hit = this.last.get(zone);
+    if (hit && hit.minute === minute) return hit.value;
+    const value = this.compute(ms, zone);
+    if (this.last.size >= 10_000) this.last.clear();
+    this.last.set(zone, { minute, value });
+    return value;
+  }
+}
+
+const dates = new PerMinute((ms, zone) => formatter(zone)!.format(ms));
+
 /** The calendar date (YYYY-MM-DD) at `ms` on the user's clock. */
 export function localDate(ms: number, zone: string): string {
-  return formatter(zone)!.format(ms);
+  return dates.get(ms, zone);
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** Pure date conversions asked for the same few days all the time: remembered (a bounded map). */
+function remembered<K, V>(fn: (k: K) => V): (k: K) => V {
+  const seen = new Map<K, V>();
+  return (k) => {
+    let v = seen.get(k);
+    if (v === undefined && !seen.has(k)) {
+      v = fn(k);
+      if (seen.size >= 4096) seen.clear();
+      seen.set(k, v);
+    }
+    return v as V;
+  };
+}
+
 /** Days since 1970-01-01 for a YYYY-MM-DD date, or null when it is not a real date. */
-export function dayNumber(date: string): number | null {
+export const dayNumber = remembered((date: string): number | null => {
   const m = ISO_DATE.exec(date);
   if (!m) return null;
   const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   if (new Date(ms).toISOString().slice(0, 10) !== date) return null;
   return ms / 86_400_000;
-}
+});
 
-export function dateFromDay(day: number): string {
-  return new Date(day * 86_400_000).toISOString().slice(0, 10);
-}
+export const dateFromDay = remembered((day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10));
 
 export type Aggregation = 'daily' | 'weekly' | 'monthly';
 
@@ -67,12 +101,16 @@ export function nextPeriodDay(start: number, unit: Aggregation): number {
 
 const clockFormatters = new Map<string, Intl.DateTimeFormat>();
 
-/** The wall-clock time (HH:mm, 24h) at `ms` in a zone. */
-export function localTime(ms: number, zone: string): string {
+const times = new PerMinute((ms, zone) => {
   let f = clockFormatters.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     if (clockFormatters.size < 10_000) clockFormatters.set(zone, f);
   }
   return f.format(ms);
+});
+
+/** The wall-clock time (HH:mm, 24h) at `ms` in a zone. */
+export function localTime(ms: number, zone: string): string {
+  return times.get(ms, zone);
 }

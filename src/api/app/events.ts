@@ -60,8 +60,10 @@ async function submitEvent(ctx: Ctx, req: Request) {
     const eventId = slot ? slot.eventId : randomUUID();
     const patch = JSON.stringify(userPatch(body.user, bodyZone));
     // A wrong zone guess costs one more call; it can change only once per event.
+    // So does a program Redis does not hold yet (once per config version).
     let date = localDate(now, zone);
-    for (let attempt = 0; attempt < 2; attempt++) {
+    let program = '';
+    for (let attempt = 0; attempt < 3; attempt++) {
       date = localDate(now, zone);
       const record = JSON.stringify({
         id: eventId, u: userId, m: metric.id, v: body.value, a: body.attributes ?? null, at: now, d: date, ik: idemKey || null,
@@ -70,13 +72,16 @@ async function submitEvent(ctx: Ctx, req: Request) {
         'event',
         [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks],
         [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
-          cfg.program(metric.id), userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
+          metric.slot, userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
           eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix,
-          ctx.config.maxBacklog, userId, body.attributes ? JSON.stringify(body.attributes) : ''],
+          ctx.config.maxBacklog, userId, body.attributes ? JSON.stringify(body.attributes) : '', program],
       )) as string[];
       switch (r[0]) {
         case 'STALE':
           return STALE;
+        case 'PROGRAM':
+          program = cfg.program(metric.id);
+          continue;
         case 'BACKLOG':
           throw unavailable('Events are paused while the durable store catches up; retry shortly');
         case 'BLOCKED':
