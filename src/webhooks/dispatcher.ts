@@ -95,9 +95,12 @@ export class WebhookDispatcher {
   async runOnce(): Promise<number> {
     let n = 0;
     for (;;) {
+      // Sends in flight while claiming keep their endpoints out of the claim,
+      // even when they finish before it returns: look again after them.
+      const before = this.inFlight.size;
       const claimed = await this.claimAndSend();
       n += claimed;
-      const busy = this.inFlight.size > 0;
+      const busy = before > 0 || this.inFlight.size > 0;
       await this.settled();
       if (claimed === 0 && !busy) return n;
     }
