@@ -260,6 +260,30 @@ t.test('endpoints: secret shown once, validation, updates, rotation, deletion', 
   t.equal((await s.app.ctx.db.query('SELECT count(*)::int AS n FROM webhook_deliveries')).rows[0].n, 0, 'its deliveries went with it');
 });
 
+t.test('points.changed and leaderboard.rank_changed: at most once per user in 15 minutes', async (t) => {
+  const s = await start(t);
+  const rx = await receiver(t);
+  const { m } = await s.metrics(['m']);
+  await s.call('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 1, status: 'active' }] }] });
+  await s.call('POST', '/admin/v1/leaderboards', { body: [{ key: 'top', name: 'Top', rankBy: 'metric', metricId: m!.id, status: 'active', start: '2026-01-01' }] });
+  await endpoint(s, rx.url, ['points.changed', 'leaderboard.rank_changed']);
+  const sent = () => rx.got.map((r) => `${r.json.type} ${r.json.user.id} ${r.json.points?.total ?? r.json.leaderboard.rank}`);
+
+  // u1 joins, then u2 passes u1 (u1's rank changes too, but only u2's event reports it), then u1 adds more.
+  await s.event('m', { user: { id: 'u1' }, value: 1 });
+  await s.event('m', { user: { id: 'u2' }, value: 5 });
+  s.clock.advance(60_000);
+  await s.event('m', { user: { id: 'u1' }, value: 10 });
+  await deliver(s);
+  t.same(sent().sort(), ['leaderboard.rank_changed u1 1', 'leaderboard.rank_changed u2 1', 'points.changed u1 1', 'points.changed u2 5'],
+    "u1's second change in the window is not sent; u2 has its own window");
+
+  s.clock.advance(15 * 60_000);
+  await s.event('m', { user: { id: 'u1' }, value: 1 });
+  await deliver(s);
+  t.same(sent().slice(4).sort(), ['points.changed u1 12'], 'the next window sends again (the rank did not change)');
+});
+
 t.test('a batch flushed twice queues each event once', async (t) => {
   const s = await start(t);
   await s.app.flusher.stop();

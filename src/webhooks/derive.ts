@@ -17,6 +17,15 @@ import { boardPayload, liveRankings, userPayload } from './payloads';
 /** leaderboard.changed is a snapshot: at most one per board, run and group in each window, sent at its end. */
 export const BOARD_CHANGED_WINDOW_MS = 15 * 60_000;
 
+/**
+ * As in Trophy, points.changed and leaderboard.rank_changed go out at most
+ * once per user (and points system, or board run) in each 15-minute window
+ * of the clock: the first change of a window is sent at once, later ones in
+ * it are not. Their id names the window, so the outbox keeps the first.
+ */
+export const PER_USER_WINDOW_MS = 15 * 60_000;
+const THROTTLED: ReadonlySet<WebhookEventType> = new Set(['points.changed', 'leaderboard.rank_changed']);
+
 /** Lua encodes an empty list as an object. */
 const list = <T>(raw: string | undefined): T[] => {
   if (!raw || raw === '[]' || raw === '{}') return [];
@@ -134,7 +143,10 @@ export class WebhookDeriver implements BatchHook {
         if (!wanted.has(type)) return;
         if (withUser) user ??= userPayload(uid, new Map(fields), at);
         const payload = withUser ? { type, user, ...body } : { type, ...body };
-        out.push({ id: derivedId('webhook', recordKey, type, subject), type, payload: JSON.stringify(payload), due: now });
+        const id = THROTTLED.has(type)
+          ? derivedId('webhook', type, subject, uid, String(Math.floor(at / PER_USER_WINDOW_MS)))
+          : derivedId('webhook', recordKey, type, subject);
+        out.push({ id, type, payload: JSON.stringify(payload), due: now });
       };
 
       // Achievements completed by a review of users who already qualified are backdated: not reported, as in Trophy.
