@@ -10,6 +10,7 @@ import { createLogger } from '../src/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
 import { seedConfig, seedUsers } from './seed';
+import { freePort } from './util';
 
 /**
  * `node dist/bench/script.js`: what one event costs inside Redis, apart from
@@ -25,7 +26,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 4_000);
 async function main(): Promise<void> {
   const id = randomBytes(4).toString('hex');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'laurel-script-'));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await freePort();
   // BENCH_CALLGRIND=file: Redis runs under callgrind, which counts its instructions during the events only.
   const callgrind = process.env.BENCH_CALLGRIND;
   const valgrind = callgrind ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${callgrind}`] : [];
