@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { freePort, sleep } from './util';
+import { type Figures, generatorName, runLoad, type Scenario } from './load';
 import { seedConfig, seedUsers, ZONES } from './seed';
 
 /**
@@ -24,16 +24,6 @@ const ROOT = path.resolve(__dirname, '../..');
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
 
 
-interface Figures {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  p999: number;
-  errors: number;
-}
-
-
 function child(args: string[], env: Record<string, string>, printsPort = false): Promise<{ proc: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     const proc = spawn(args[0]!, args.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', printsPort ? 'pipe' : 'ignore', 'inherit'] });
@@ -49,28 +39,6 @@ async function until(what: string, fn: () => Promise<boolean>, ms = 30_000): Pro
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
   }
-}
-
-type Setup = (req: { headers?: Record<string, string> }) => { method?: string; path?: string; body?: string; headers?: Record<string, string> };
-
-function load(name: string, url: string, seconds: number, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; setup?: Setup }): Promise<Figures> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url,
-        method: opts.method ?? 'POST',
-        connections: CONNECTIONS,
-        duration: seconds,
-        headers: { 'content-type': 'application/json', ...opts.headers },
-        requests: opts.setup ? [{ setupRequest: opts.setup as never }] : undefined,
-      },
-      (err, r) => {
-        if (err) return reject(err);
-        const lat = r.latency as unknown as Record<string, number>;
-        resolve({ name, rps: r.requests.average, p50: lat.p50!, p99: lat.p99!, p999: lat.p99_9 ?? lat.p99!, errors: r.errors + r.timeouts + r.non2xx });
-      },
-    );
-  });
 }
 
 /** Average MEMORY USAGE of the keys matching a pattern, and their count. */
@@ -133,34 +101,21 @@ async function main(): Promise<void> {
     children.push(trivial.proc);
 
     // Events: random users and metrics; half idempotent, 5% of those replays.
-    const metrics = ['lessons', 'words', 'minutes'];
-    const used: string[] = [];
-    let n = 0;
-    const eventBody = () => {
-      const u = Math.floor(Math.random() * USERS);
-      return JSON.stringify({ user: { id: `user-${u}` }, value: 1 + Math.floor(Math.random() * 20) });
-    };
-    const eventSetup: Setup = (req) => {
-      const headers: Record<string, string> = { ...req.headers, 'content-type': 'application/json', 'x-api-key': adminKey };
-      if (Math.random() < 0.5) {
-        const replay = used.length > 0 && Math.random() < 0.05;
-        headers['idempotency-key'] = replay ? used[Math.floor(Math.random() * used.length)]! : `k-${id}-${n++}`;
-        if (!replay && used.length < 100_000) used.push(headers['idempotency-key']);
-      }
-      return { method: 'POST', path: `/v1/metrics/${metrics[Math.floor(Math.random() * 3)]}/event`, body: eventBody(), headers };
-    };
-    const plain: Setup = (req) => ({ method: 'POST', path: '/event', body: eventBody(), headers: { ...req.headers, 'content-type': 'application/json' } });
+    const load = (name: string, url: string, seconds: number, scenario: Scenario) =>
+      runLoad(name, scenario, { url, seconds, connections: CONNECTIONS, users: USERS, tag: id });
+    const plain: Scenario = { method: 'POST', path: '/event', body: 'event' };
+    const events: Scenario = { method: 'POST', path: '/v1/metrics/{metric}/event', body: 'event', apiKey: adminKey, idempotent: true };
 
     const results: Figures[] = [];
-    process.stderr.write(`bench: ${SECONDS} s per target, ${CONNECTIONS} connections (after a 3 s warm-up each)\n`);
-    for (const [name, url, setup] of [
+    process.stderr.write(`bench: ${SECONDS} s per target, ${CONNECTIONS} connections (after a 3 s warm-up each), load by ${generatorName()}\n`);
+    for (const [name, url, scenario] of [
       ['bare uWebSockets.js (parse + answer)', `http://127.0.0.1:${bare.port}`, plain],
       ['uWebSockets.js + one trivial script call', `http://127.0.0.1:${trivial.port}`, plain],
-      ['Laurel POST /v1/metrics/{key}/event', base, eventSetup],
+      ['Laurel POST /v1/metrics/{key}/event', base, events],
     ] as const) {
-      await load(name, url, 3, { setup });
+      await load(name, url, 3, scenario);
       if (url === base) await redis.config('RESETSTAT'); // count Laurel's script calls only
-      results.push(await load(name, url, SECONDS, { setup }));
+      results.push(await load(name, url, SECONDS, scenario));
     }
     // Redis's own time per event script call (where a single-threaded Redis caps throughput).
     const stats = String(await redis.info('commandstats'));
@@ -172,23 +127,23 @@ async function main(): Promise<void> {
     single.proc.kill('SIGTERM');
     await new Promise((r) => single.proc.once('exit', r));
     const two = await laurel(2);
-    await load('Laurel (2 workers)', two.url, 3, { setup: eventSetup });
-    const twoF = await load('Laurel POST /v1/metrics/{key}/event, WORKERS=2', two.url, SECONDS, { setup: eventSetup });
+    await load('Laurel (2 workers)', two.url, 3, events);
+    const twoF = await load('Laurel POST /v1/metrics/{key}/event, WORKERS=2', two.url, SECONDS, events);
     const lag = ((await (await fetch(`${two.url}/readyz`)).json()) as { flusherLag: { entries: number; seconds: number } }).flusherLag;
     const idem = await memoryOf(redis, `${prefix}*:i:*`);
     const stored = (await redis.pipeline((await scanAll(redis, `${prefix}*:i:*`)).map((k) => ['scard', k])).exec())?.reduce((s, [, v]) => s + Number(v), 0) ?? 0;
 
     // Reads, against the trivial-script baseline.
-    const readSetup = (p: () => string): Setup => (req) => ({ method: 'GET', path: p(), headers: { ...req.headers, 'x-api-key': adminKey } });
+    const read = (p: string): Scenario => ({ method: 'GET', path: p, apiKey: adminKey });
     const reads: Figures[] = [];
-    for (const [name, setup] of [
-      ['Laurel GET /v1/users/{id}/points/xp (WORKERS=2)', readSetup(() => `/v1/users/user-${Math.floor(Math.random() * USERS)}/points/xp?awards=1`)],
-      ['Laurel GET /v1/leaderboards/all-time (top 10) (WORKERS=2)', readSetup(() => '/v1/leaderboards/all-time?limit=10')],
+    for (const [name, scenario] of [
+      ['Laurel GET /v1/users/{id}/points/xp (WORKERS=2)', read('/v1/users/{user}/points/xp?awards=1')],
+      ['Laurel GET /v1/leaderboards/all-time (top 10) (WORKERS=2)', read('/v1/leaderboards/all-time?limit=10')],
     ] as const) {
-      await load(name, two.url, 2, { method: 'GET', setup });
-      reads.push(await load(name, two.url, READ_SECONDS, { method: 'GET', setup }));
+      await load(name, two.url, 2, scenario);
+      reads.push(await load(name, two.url, READ_SECONDS, scenario));
     }
-    const trivialRead = await load('uWebSockets.js + one trivial script call (GET)', `http://127.0.0.1:${trivial.port}`, READ_SECONDS, { method: 'GET' });
+    const trivialRead = await load('uWebSockets.js + one trivial script call (GET)', `http://127.0.0.1:${trivial.port}`, READ_SECONDS, { method: 'GET', path: '/' });
 
     const [bareF, trivialF, laurelF] = results as [Figures, Figures, Figures];
     const row = (r: Figures, vs: Figures[]) =>
@@ -214,7 +169,7 @@ async function main(): Promise<void> {
     const report = [
       '# Benchmark results',
       '',
-      `${new Date().toISOString()}. One tenant configured as in issue 8 (3 metrics, XP with 4 metric triggers, 3 levels and a boost, energy with a negative trigger, 10 achievements, a daily streak on 2 metrics, a perpetual metric board, a weekly points board and a streak board) and ${USERS} users in ${ZONES.length} zones. Events: random users and metrics, half with an Idempotency-Key, 5% of those replays; ${SECONDS} s at ${CONNECTIONS} connections after a warm-up, generated by autocannon on the same 2-core machine. Reads: ${READ_SECONDS} s each; the read ratio's second figure is against the trivial-script baseline under GET.`,
+      `${new Date().toISOString()}. One tenant configured as in issue 8 (3 metrics, XP with 4 metric triggers, 3 levels and a boost, energy with a negative trigger, 10 achievements, a daily streak on 2 metrics, a perpetual metric board, a weekly points board and a streak board) and ${USERS} users in ${ZONES.length} zones. Events: random users and metrics, half with an Idempotency-Key, 5% of those replays; ${SECONDS} s at ${CONNECTIONS} connections after a warm-up, generated by ${generatorName()} on the same 2-core machine. Reads: ${READ_SECONDS} s each; the read ratio's second figure is against the trivial-script baseline under GET.`,
       '',
       ...lines,
       '',
