@@ -35,6 +35,8 @@ t.test('ranking, limits, ties and the event response', async (t) => {
 
   t.same(ranks(await s.call('GET', '/v1/leaderboards/top?offset=1&limit=1')), ['2:bob:20']);
   t.same(ranks(await s.call('GET', '/v1/leaderboards/top?userId=eve')), ['3:eve:15']);
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/top?userId=dan')), [], 'a user off the board is not listed');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/top?offset=5')), [], 'a page past the end is empty');
   const mine = await s.call('GET', '/v1/users/ann/leaderboards/top');
   t.match(mine.body, { key: 'top', rank: 1, value: 25 });
   await s.app.flusher.drain();
@@ -83,6 +85,9 @@ t.test('states: inactive, scheduled, active, finished', async (t) => {
   t.same((await s.call('GET', '/v1/leaderboards')).body.map((x: { key: string }) => x.key), []);
   t.same((await s.call('GET', '/v1/leaderboards?includeFinished=true')).body.map((x: { key: string; status: string }) => `${x.key}:${x.status}`), ['later:finished']);
   t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12')), ['1:p:9', '2:k:5'], 'final rankings stay readable');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&offset=1')), ['2:k:5'], 'a final page starts at its offset');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&userId=k')), ['2:k:5'], 'one user of a final run');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&userId=nobody')), []);
 });
 
 t.test('a weekly board across three runs', async (t) => {

@@ -17,6 +17,7 @@ const SCRIPTS = {
   streak_read: 3,
   streak_admin: 3,
   user_read: 2,
+  board_read: 1,
   config_publish: 2,
   rate_limit: 1,
 } as const;

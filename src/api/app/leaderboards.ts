@@ -12,6 +12,7 @@ import { readUser } from './users';
 
 interface Ranking {
   userId: string;
+  userName: string | null;
   rank: number;
   value: number;
 }
@@ -35,22 +36,35 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
     return b;
   };
 
-  /** A run's rankings of one group, from Redis while live, from Postgres once final. */
-  const rankings = async (t: Tenant, b: LeaderboardConfig, run: number, group: string[], offset: number, limit: number): Promise<Ranking[]> => {
+  /**
+   * A page of a run's rankings of one group, with names (or only `userId`'s
+   * place, if it falls in the page): from Redis while live, from Postgres once final.
+   */
+  const rankings = async (t: Tenant, b: LeaderboardConfig, run: number, group: string[], offset: number, limit: number, userId = ''): Promise<Ranking[]> => {
     if (limit === 0) return [];
+    const tk = ctx.keys.tenant(t.slot);
+    const last = offset + limit - 1;
+    const flat = (await ctx.scripts.run('board_read', [tk.board(b.slot, run, group)], [offset, last, tk.user(''), userId])) as (string | number | null)[];
     // A live set exists until its run is final and stored, so only an empty
     // page needs Postgres (that keeps the common read off the database).
-    const flat = await ctx.redis.zrevrange(ctx.keys.tenant(t.slot).board(b.slot, run, group), offset, offset + limit - 1, 'WITHSCORES');
-    if (flat.length === 0 && (await isFinal(ctx, t, b, run))) {
-      const { rows } = await ctx.db.query<Ranking>(
-        `SELECT user_id AS "userId", rank, value::int AS value FROM leaderboard_results
-         WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 ORDER BY rank OFFSET $5 LIMIT $6`,
-        [t.id, b.id, run, group.join('\x1f'), offset, limit],
-      );
-      return rows;
+    if (flat.length === 0) {
+      if (!(await isFinal(ctx, t, b, run))) return [];
+      const { rows } = await ctx.db.query<Omit<Ranking, 'userName'>>({
+        name: 'board-results-page',
+        text: `SELECT user_id AS "userId", rank, value::int AS value FROM leaderboard_results
+               WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND rank > $5 AND rank <= $6 AND ($7 = '' OR user_id = $7)
+               ORDER BY rank`,
+        values: [t.id, b.id, run, group.join('\x1f'), offset, last + 1, userId],
+      });
+      if (!rows.length) return [];
+      const names = await ctx.redis.pipeline(rows.map((r) => ['hget', tk.user(r.userId), 'n'])).exec();
+      return rows.map((r, i) => ({ ...r, userName: (names?.[i]?.[1] as string | null) ?? null }));
     }
+    const first = Number(flat[0]);
     const out: Ranking[] = [];
-    for (let i = 0; i < flat.length; i += 2) out.push({ userId: flat[i]!, rank: offset + i / 2 + 1, value: decode(flat[i + 1]!) });
+    for (let i = 1; i < flat.length; i += 3) {
+      out.push({ userId: String(flat[i]), rank: first + (i - 1) / 3 + 1, value: decode(String(flat[i + 1])), userName: (flat[i + 2] as string | null) ?? null });
+    }
     return out;
   };
 
@@ -91,17 +105,16 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         let list: Ranking[];
         if (userId) {
           requireUser(principal, userId);
-          list = (await rankings(tenant, b, run, group, 0, b.maxParticipants)).filter((r) => r.userId === userId);
+          list = await rankings(tenant, b, run, group, 0, b.maxParticipants, userId);
         } else {
           list = await rankings(tenant, b, run, group, offset, limit);
         }
-        const names = list.length ? await ctx.redis.pipeline(list.map((r) => ['hget', ctx.keys.tenant(tenant.slot).user(r.userId), 'n'])).exec() : [];
         const dates = runDates(b, run);
         return reply(200, {
           ...boardJson(b, boardNames(cfg, b)),
           ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
           status: b.status,
-          rankings: list.map((r, i) => ({ userId: r.userId, userName: (names?.[i]?.[1] as string | null) ?? null, rank: r.rank, value: r.value })),
+          rankings: list.map((r) => ({ userId: r.userId, userName: r.userName, rank: r.rank, value: r.value })),
         });
       },
     },
@@ -129,11 +142,12 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
           rank = r === null ? null : r + 1;
           value = s === null ? null : decode(s);
         }
-        const { rows } = await ctx.db.query<{ d: string; at: Date; previous_rank: number | null; rank: number | null; previous_value: string | null; value: string | null }>(
-          `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, at, previous_rank, rank, previous_value, value FROM leaderboard_events
-           WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4 ORDER BY at DESC, seq DESC LIMIT $5`,
-          [u.tenant.id, b.id, run, u.id, numEvents],
-        );
+        const { rows } = await ctx.db.query<{ d: string; at: Date; previous_rank: number | null; rank: number | null; previous_value: string | null; value: string | null }>({
+          name: 'board-user-history',
+          text: `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, at, previous_rank, rank, previous_value, value FROM leaderboard_events
+                 WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4 ORDER BY at DESC, seq DESC LIMIT $5`,
+          values: [u.tenant.id, b.id, run, u.id, numEvents],
+        });
         const dates = runDates(b, run);
         return reply(200, {
           ...boardJson(b, boardNames(u.cfg, b)),
@@ -156,6 +170,8 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
 
 /** Whether a run's final rankings have been stored (and its live sets dropped). */
 async function isFinal(ctx: Ctx, t: Tenant, b: LeaderboardConfig, run: number): Promise<boolean> {
-  const { rows } = await ctx.db.query<{ finalized_run: number }>('SELECT finalized_run FROM leaderboards WHERE id = $1 AND tenant_id = $2', [b.id, t.id]);
+  const { rows } = await ctx.db.query<{ finalized_run: number }>({
+    name: 'board-finalized-run', text: 'SELECT finalized_run FROM leaderboards WHERE id = $1 AND tenant_id = $2', values: [b.id, t.id],
+  });
   return (rows[0]?.finalized_run ?? -1) >= run;
 }

@@ -52,11 +52,13 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         const u = await readUser(ctx, req);
         const s = systemOf(u.cfg, req.params[1]!);
         const total = Number(u.fields.get(pointsField(s.slot)) ?? 0);
-        const { rows } = await ctx.db.query<{ id: string; trigger_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
-          `SELECT id, trigger_id, awarded, total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
-           WHERE tenant_id = $1 AND user_id = $2 AND system_id = $3 ORDER BY seq DESC LIMIT $4`,
-          [u.tenant.id, u.id, s.id, n],
-        );
+        // A named statement: Postgres plans it once per connection, not per read.
+        const { rows } = await ctx.db.query<{ id: string; trigger_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
+          name: 'points-recent-awards',
+          text: `SELECT id, trigger_id, awarded, total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
+                 WHERE tenant_id = $1 AND user_id = $2 AND system_id = $3 ORDER BY seq DESC LIMIT $4`,
+          values: [u.tenant.id, u.id, s.id, n],
+        });
         const level = levelFor(s.levels, total);
         return reply(200, {
           ...systemJson(s),
