@@ -51,9 +51,12 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         const n = intParam(req.query, 'awards', 10, 1, 100);
         const u = await readUser(ctx, req);
         const s = systemOf(u.cfg, req.params[1]!);
-        const total = Number(u.fields.get(pointsField(s.slot)) ?? 0);
-        // A named statement: Postgres plans it once per connection, not per read.
-        const { rows } = await ctx.db.query<{ id: string; trigger_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
+        const held = u.fields.get(pointsField(s.slot));
+        const total = Number(held ?? 0);
+        // Every award writes the system's total into the user hash: without
+        // one there is no award to look up. Else a named statement, which
+        // Postgres plans once per connection rather than on every read.
+        const { rows } = held === undefined ? { rows: [] } : await ctx.db.query<{ id: string; trigger_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
           name: 'points-recent-awards',
           text: `SELECT id, trigger_id, awarded, total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
                  WHERE tenant_id = $1 AND user_id = $2 AND system_id = $3 ORDER BY seq DESC LIMIT $4`,
