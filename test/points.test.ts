@@ -240,8 +240,6 @@ t.test('levels and attribute filters', async (t) => {
     t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=0')).status, 400);
     t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=101')).status, 400);
     t.equal((await s.call('GET', '/v1/users/u/points/nope')).status, 404);
-    await s.call('POST', '/v1/users', { body: { id: 'idle' } });
-    t.match((await s.call('GET', '/v1/users/idle/points/xp')).body, { key: 'xp', total: 0, awards: [] }, 'a user never awarded has no awards');
 
     const summary = await s.call('GET', '/v1/users/u/points/xp/event-summary?aggregation=daily&startDate=2026-03-09&endDate=2026-03-10');
     t.same(summary.body, [{ date: '2026-03-09', total: 0, change: 0 }, { date: '2026-03-10', total: 30, change: 30 }]);
@@ -263,6 +261,9 @@ t.test('levels and attribute filters', async (t) => {
     t.equal(proOnly.body.reduce((n: number, b: { users: number }) => n + b.users, 0), 1);
     t.equal((await s.call('GET', '/v1/points/xp/summary?userAttributes=nonsense')).status, 400);
     t.equal((await s.call('GET', '/v1/points/nope')).status, 404);
+    // Last: a new user would count in the summaries above.
+    await s.call('POST', '/v1/users', { body: { id: 'idle' } });
+    t.match((await s.call('GET', '/v1/users/idle/points/xp')).body, { key: 'xp', total: 0, awards: [] }, 'a user never awarded has no awards');
   });
 });
 
