@@ -106,7 +106,8 @@ function inKeyOrder<V>(m: Map<string, V>): V[] {
 }
 
 export class Flusher {
-  private readonly consumer = `flusher-${randomUUID().slice(0, 8)}`;
+  /** Its name in the streams' consumer group: the process id tells which process holds unacknowledged entries. */
+  private readonly consumer = `flusher-${process.pid}-${randomUUID().slice(0, 8)}`;
   private tenants: Tenant[] = [];
   private tenantsAt = 0;
   private timer: NodeJS.Timeout | null = null;
