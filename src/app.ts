@@ -48,6 +48,12 @@ import { openApiRoutes } from './api/openapi/route';
 export interface AppRoles {
   http: boolean;
   background: boolean;
+  /**
+   * With `background`: how many flushers (stream consumers) run side by side,
+   * default 1. Each waits on Postgres most of its time, so several in one
+   * process overlap their round trips.
+   */
+  flushers?: number;
 }
 
 export const ALL_ROLES: Readonly<AppRoles> = { http: true, background: true };
@@ -69,7 +75,7 @@ export interface App {
 
 /** Connect, migrate, wire the routes and listen (`http`), start the background jobs (`background`). */
 export async function startApp(config: Config, clock: Clock, log: Logger, roles: AppRoles = ALL_ROLES): Promise<App> {
-  roles = { http: roles.http, background: roles.background };
+  roles = { http: roles.http, background: roles.background, flushers: Math.max(1, roles.flushers ?? 1) };
   await ensureDatabase(config.databaseUrl);
   const db = createPool(config.databaseUrl, config.databaseSchema);
   db.on('error', (err) => log.warn('postgres idle client error', { err: err.message }));
@@ -113,7 +119,10 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     pollMs: config.webhookPollMs,
     retentionMs: config.webhookRetentionDays * 86_400_000,
   });
-  const flusher = new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()));
+  const newFlusher = () => new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()));
+  const flusher = newFlusher();
+  // More consumers of the same streams, each with its own name (only with the background role).
+  const moreFlushers = roles.background ? Array.from({ length: roles.flushers! - 1 }, newFlusher) : [];
   // Every process reports the lag (read from Redis, so the same wherever it is read; scrapes take the largest).
   const stopLagReport = reportFlusherLag(() => flusher.lag());
   // Created in every process, started only with the background role. An HTTP-only
@@ -147,6 +156,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const port = http ? await http.listen(config.host, config.port) : 0;
   if (roles.background) {
     flusher.start();
+    for (const f of moreFlushers) f.start();
     webhooks.onDelivery = (outcome) => webhookDeliveries.labels(outcome).inc();
     webhooks.start();
     scheduler.start();
@@ -172,10 +182,13 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       stopLagReport();
       await http?.close(8_000);
       await scheduler.stop();
-      await flusher.stop();
+      for (const f of [flusher, ...moreFlushers]) await f.stop();
       // What was accepted until now goes to Postgres before exit. An HTTP-only
       // process leaves that to the background process, which stops after it.
-      if (roles.background) await flusher.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
+      // Each flusher drains: its own unacknowledged entries first, then what is left.
+      if (roles.background) {
+        for (const f of [flusher, ...moreFlushers]) await f.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
+      }
       await webhooks.stop();
       sub.disconnect();
       await redis.quit().catch(() => redis.disconnect());

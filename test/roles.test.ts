@@ -6,7 +6,7 @@ import { until } from './helpers/process';
 // complementary roles (src/main.ts); here both run in this one process.
 t.test('roles: an HTTP-only server leaves the stream to a background-only one', async (t) => {
   const web = await startServer(t, {}, { http: true, background: false });
-  t.same(web.app.roles, { http: true, background: false });
+  t.same(web.app.roles, { http: true, background: false, flushers: 1 });
   await web.metrics(['m']);
   for (let i = 0; i < 5; i++) t.equal((await web.event('m', { user: { id: `u${i}` }, value: 1 })).status, 201);
   web.app.webhooks.kick(); // harmless where the dispatcher does not run
@@ -19,7 +19,8 @@ t.test('roles: an HTTP-only server leaves the stream to a background-only one', 
   t.equal(await events(), 0, 'an HTTP-only server writes nothing to Postgres');
   t.match((await web.call('GET', '/readyz', { key: null })).body, { status: 'ok', flusherLag: { entries: 5 } });
 
-  const bg = await startServer(t, { DATABASE_SCHEMA: web.schema, REDIS_KEY_PREFIX: web.prefix, ADMIN_API_KEY: web.adminKey }, { http: false, background: true });
+  const bg = await startServer(t, { DATABASE_SCHEMA: web.schema, REDIS_KEY_PREFIX: web.prefix, ADMIN_API_KEY: web.adminKey }, { http: false, background: true, flushers: 2 });
+  t.same(bg.app.roles, { http: false, background: true, flushers: 2 });
   t.equal(bg.app.port, 0, 'a background-only server does not listen');
   t.same(bg.app.routes, []);
   await until('the background server to flush', async () => (await events()) === 5);
