@@ -39,11 +39,33 @@ import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
 import { openApiRoutes } from './api/openapi/route';
 
+/**
+ * What one process does. `http`: serve the API. `background`: run the jobs no
+ * request waits for (the flusher to Postgres, the leased scheduler, the
+ * webhook dispatcher). One process does both unless told otherwise; with
+ * WORKERS=N the HTTP workers and the background process are split (see main.ts).
+ */
+export interface AppRoles {
+  http: boolean;
+  background: boolean;
+  /**
+   * With `background`: how many flushers (stream consumers) run side by side,
+   * default 1. Each waits on Postgres most of its time, so several in one
+   * process overlap their round trips.
+   */
+  flushers?: number;
+}
+
+export const ALL_ROLES: Readonly<AppRoles> = { http: true, background: true };
+
 export interface App {
   ctx: Ctx;
+  /** The port listened on (0 without the `http` role). */
   port: number;
+  roles: Readonly<AppRoles>;
   /** Every route served (method and pattern). */
   routes: Pick<Route, 'method' | 'pattern'>[];
+  /** Always present (it reads the lag for /readyz and /metrics); it runs only with the `background` role. */
   flusher: Flusher;
   scheduler: Scheduler;
   webhooks: WebhookDispatcher;
@@ -51,8 +73,9 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Connect, migrate, wire the routes and listen. */
-export async function startApp(config: Config, clock: Clock, log: Logger): Promise<App> {
+/** Connect, migrate, wire the routes and listen (`http`), start the background jobs (`background`). */
+export async function startApp(config: Config, clock: Clock, log: Logger, roles: AppRoles = ALL_ROLES): Promise<App> {
+  roles = { http: roles.http, background: roles.background, flushers: Math.max(1, roles.flushers ?? 1) };
   await ensureDatabase(config.databaseUrl);
   const db = createPool(config.databaseUrl, config.databaseSchema);
   db.on('error', (err) => log.warn('postgres idle client error', { err: err.message }));
@@ -96,41 +119,56 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
     pollMs: config.webhookPollMs,
     retentionMs: config.webhookRetentionDays * 86_400_000,
   });
-  const flusher = new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()));
+  const newFlusher = () => new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()));
+  const flusher = newFlusher();
+  // More consumers of the same streams, each with its own name (only with the background role).
+  const moreFlushers = roles.background ? Array.from({ length: roles.flushers! - 1 }, newFlusher) : [];
+  // Every process reports the lag (read from Redis, so the same wherever it is read; scrapes take the largest).
   const stopLagReport = reportFlusherLag(() => flusher.lag());
-  const routes: Route[] = [
-    ...healthRoutes(ctx, flusher),
-    ...prometheusRoutes(config),
-    ...eventRoutes(ctx),
-    ...userRoutes(ctx),
-    ...pointsReadRoutes(ctx),
-    ...achievementReadRoutes(ctx),
-    ...tenantRoutes(ctx),
-    ...metricRoutes(ctx),
-    ...attributeRoutes(ctx),
-    ...apiKeyRoutes(ctx),
-    ...pointsRoutes(ctx),
-    ...achievementRoutes(ctx),
-    ...streakAdminRoutes(ctx),
-    ...leaderboardAdminRoutes(ctx),
-    ...streakRoutes(ctx),
-    ...leaderboardRoutes(ctx),
-    ...webhookRoutes(ctx),
-    ...openApiRoutes(),
-  ];
-  const http = createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log });
-  const port = await http.listen(config.host, config.port);
-  flusher.start();
-  webhooks.onDelivery = (outcome) => webhookDeliveries.labels(outcome).inc();
-  webhooks.start();
+  // Created in every process, started only with the background role. An HTTP-only
+  // process never sends webhooks: the dispatcher is kicked by the flusher's
+  // deriver, which runs in the background process alongside its own dispatcher
+  // (and kick() does nothing on a dispatcher that was never started).
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
-  scheduler.start();
-  log.info('laurel listening', { host: config.host, port });
+  const routes: Route[] = roles.http
+    ? [
+        ...healthRoutes(ctx, flusher),
+        ...prometheusRoutes(config),
+        ...eventRoutes(ctx),
+        ...userRoutes(ctx),
+        ...pointsReadRoutes(ctx),
+        ...achievementReadRoutes(ctx),
+        ...tenantRoutes(ctx),
+        ...metricRoutes(ctx),
+        ...attributeRoutes(ctx),
+        ...apiKeyRoutes(ctx),
+        ...pointsRoutes(ctx),
+        ...achievementRoutes(ctx),
+        ...streakAdminRoutes(ctx),
+        ...leaderboardAdminRoutes(ctx),
+        ...streakRoutes(ctx),
+        ...leaderboardRoutes(ctx),
+        ...webhookRoutes(ctx),
+        ...openApiRoutes(),
+      ]
+    : [];
+  const http = roles.http ? createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log }) : null;
+  const port = http ? await http.listen(config.host, config.port) : 0;
+  if (roles.background) {
+    flusher.start();
+    for (const f of moreFlushers) f.start();
+    webhooks.onDelivery = (outcome) => webhookDeliveries.labels(outcome).inc();
+    webhooks.start();
+    scheduler.start();
+  }
+  if (http) log.info('laurel listening', { host: config.host, port, background: roles.background });
+  else log.info('laurel running background jobs');
 
   let closed = false;
   return {
     ctx,
     port,
+    roles,
     routes: routes.map(({ method, pattern }) => ({ method, pattern })),
     flusher,
     scheduler,
@@ -142,10 +180,15 @@ export async function startApp(config: Config, clock: Clock, log: Logger): Promi
       if (closed) return;
       closed = true;
       stopLagReport();
-      await http.close(8_000);
+      await http?.close(8_000);
       await scheduler.stop();
-      await flusher.stop();
-      await flusher.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
+      for (const f of [flusher, ...moreFlushers]) await f.stop();
+      // What was accepted until now goes to Postgres before exit. An HTTP-only
+      // process leaves that to the background process, which stops after it.
+      // Each flusher drains: its own unacknowledged entries first, then what is left.
+      if (roles.background) {
+        for (const f of [flusher, ...moreFlushers]) await f.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
+      }
       await webhooks.stop();
       sub.disconnect();
       await redis.quit().catch(() => redis.disconnect());

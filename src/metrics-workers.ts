@@ -5,8 +5,10 @@ import { registry } from './metrics';
 /**
  * With WORKERS=N each scrape reaches one worker; on its own it would report
  * that worker's share, and counters would jump between scrapes. So a worker
- * asks the supervisor, which collects every worker's numbers over IPC and
- * answers with their sum (gauges marked `max` take the largest).
+ * asks the supervisor, which collects the numbers of every child over IPC
+ * (the HTTP workers and the background process, whose are the scheduler's
+ * and the webhook dispatcher's) and answers with their sum (gauges marked
+ * `max` take the largest).
  */
 type Message =
   | { laurel: 'metrics:ask'; id: number }

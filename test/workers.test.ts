@@ -1,8 +1,11 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { Client } from 'pg';
 import { processDeployment, spawnServer, until } from './helpers/process';
-
+import { sharedRedis } from './helpers/harness';
+import { FLUSH_GROUP, Keys } from '../src/redis/keys';
 
 /** A request on a fresh connection (so the kernel may hand it to any worker). */
 function post(url: string, path: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
@@ -30,10 +33,27 @@ function childrenOf(pid: number): number[] {
   }
 }
 
+/** The supervisor's children by role: HTTP workers (LAUREL_WORKER=1..N) and the background process. */
+function rolesOf(pid: number): { http: number[]; background: number[] } {
+  const out = { http: [] as number[], background: [] as number[] };
+  for (const child of childrenOf(pid)) {
+    let env: string;
+    try {
+      env = readFileSync(`/proc/${child}/environ`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const worker = env.split('\0').find((v) => v.startsWith('LAUREL_WORKER='))?.slice('LAUREL_WORKER='.length);
+    if (worker === 'background') out.background.push(child);
+    else if (worker) out.http.push(child);
+  }
+  return out;
+}
+
 t.test('WORKERS=2: two processes share the port; a dead worker is replaced; SIGTERM stops all', async (t) => {
   const env = processDeployment(t, { WORKERS: '2' });
   const server = await spawnServer(env);
-  const workers = await until('two workers', async () => (childrenOf(server.proc.pid!).length === 2 ? childrenOf(server.proc.pid!) : null));
+  const workers = await until('two workers', async () => (rolesOf(server.proc.pid!).http.length === 2 ? rolesOf(server.proc.pid!).http : null));
   const key = env.ADMIN_API_KEY;
   t.equal(await post(server.url, '/admin/v1/metrics', key, [{ name: 'M', key: 'm' }]), 201);
 
@@ -43,7 +63,7 @@ t.test('WORKERS=2: two processes share the port; a dead worker is replaced; SIGT
 
   process.kill(workers[0]!, 'SIGKILL');
   const replaced = await until('the worker to be replaced', async () => {
-    const now = childrenOf(server.proc.pid!);
+    const now = rolesOf(server.proc.pid!).http;
     return now.length === 2 && !now.includes(workers[0]!) ? now : null;
   });
   t.equal(replaced.length, 2);
@@ -56,4 +76,90 @@ t.test('WORKERS=2: two processes share the port; a dead worker is replaced; SIGT
   t.equal(await server.exit, 0, 'the supervisor exits 0');
   t.ok(Date.now() - started < 10_000);
   t.same(childrenOf(server.proc.pid!), [], 'no worker is left running');
+});
+
+/** One sample's value in Prometheus's text format (null when absent). */
+function metric(text: string, line: RegExp): number | null {
+  const m = text.split('\n').map((l) => line.exec(l)).find(Boolean);
+  return m ? Number(m[1]) : null;
+}
+
+/** GET on a fresh connection. */
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { agent: false, headers: { Connection: 'close' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+t.test('WORKERS=2: background jobs run in one separate process, reported by /metrics, drained at SIGTERM', async (t) => {
+  const env = processDeployment(t, { WORKERS: '2', SCHEDULER_INTERVAL_MS: '100' });
+  const server = await spawnServer(env);
+  t.teardown(() => server.proc.kill('SIGKILL'));
+  const roles = await until('two HTTP workers and a background process', async () => {
+    const r = rolesOf(server.proc.pid!);
+    return r.http.length === 2 && r.background.length === 1 ? r : null;
+  });
+  t.equal(childrenOf(server.proc.pid!).length, 3, 'nothing else');
+
+  const db = new Client({ connectionString: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel' });
+  await db.connect();
+  t.teardown(() => db.end());
+  const stored = async () => Number((await db.query(`SELECT count(*) AS n FROM "${env.DATABASE_SCHEMA}".events`)).rows[0].n);
+  const redis = await sharedRedis(t);
+  const stream = new Keys(env.REDIS_KEY_PREFIX).tenant(0).stream;
+
+  const key = env.ADMIN_API_KEY;
+  t.equal(await post(server.url, '/admin/v1/metrics', key, [{ name: 'M', key: 'm' }]), 201);
+  let sent = 0;
+  const send = async (n: number) => {
+    const statuses = await Promise.all(
+      Array.from({ length: n }, (_, i) => post(server.url, '/v1/metrics/m/event', key, { user: { id: `u${i % 7}` }, value: 1 }, { 'Idempotency-Key': `k${sent + i}` })),
+    );
+    sent += n;
+    return statuses.every((s) => s === 201);
+  };
+  t.ok(await send(60), 'the HTTP workers take events');
+  await until('the events to reach Postgres', async () => (await stored()) === sent);
+
+  // Only the background process reads the change stream: the HTTP workers never flush. (A
+  // consumer is listed once it has read something; its name carries its process id.)
+  const consumers = ((await redis.xinfo('CONSUMERS', stream, FLUSH_GROUP)) as string[][]).map((c) => String(c[1]));
+  t.ok(consumers.length >= 1);
+  t.ok(consumers.every((name) => name.startsWith(`flusher-${roles.background[0]}-`)), 'every flusher that read is in the background process');
+
+  // The background process's numbers are in every scrape, whichever worker answers it.
+  for (let i = 0; i < 3; i++) {
+    const text = await until('a scrape with a scheduler run', async () => {
+      const r = await get(`${server.url}/metrics`);
+      return r.status === 200 && (metric(r.body, /^laurel_scheduler_runs_total\{outcome="ok"\} (\S+)$/) ?? 0) >= 1 ? r.body : null;
+    });
+    t.equal(metric(text, /^laurel_flusher_lag_entries (\S+)$/), 0, 'the flusher lag is reported');
+    t.not(metric(text, /^laurel_flusher_lag_seconds (\S+)$/), null);
+    t.not(metric(text, /^laurel_webhook_deliveries_total\{outcome="delivered"\} (\S+)$/), null);
+  }
+  const ready = JSON.parse((await get(`${server.url}/readyz`)).body) as { flusherLag: { entries: number } | null };
+  t.same(ready.flusherLag, { entries: 0, seconds: 0 }, '/readyz reads the lag in an HTTP worker');
+
+  // A background process that dies is replaced, and flushing goes on.
+  process.kill(roles.background[0]!, 'SIGKILL');
+  await until('the background process to be replaced', async () => {
+    const r = rolesOf(server.proc.pid!);
+    return r.background.length === 1 && r.background[0] !== roles.background[0] ? r : null;
+  });
+  t.ok(await send(30), 'events are taken meanwhile');
+  await until('the events to reach Postgres again', async () => (await stored()) === sent);
+
+  // SIGTERM: the workers stop, then the background process writes what is left.
+  t.ok(await send(100));
+  server.proc.kill('SIGTERM');
+  t.equal(await server.exit, 0, 'the supervisor exits 0');
+  t.same(childrenOf(server.proc.pid!), [], 'no child is left running');
+  t.equal(await stored(), sent, 'every accepted event is in Postgres');
+  t.equal(await redis.xlen(stream), 0, 'the stream is drained');
 });

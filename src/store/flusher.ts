@@ -106,7 +106,8 @@ function inKeyOrder<V>(m: Map<string, V>): V[] {
 }
 
 export class Flusher {
-  private readonly consumer = `flusher-${randomUUID().slice(0, 8)}`;
+  /** Its name in the streams' consumer group: the process id tells which process holds unacknowledged entries. */
+  private readonly consumer = `flusher-${process.pid}-${randomUUID().slice(0, 8)}`;
   private tenants: Tenant[] = [];
   private tenantsAt = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -117,6 +118,8 @@ export class Flusher {
   private queue: Promise<unknown> = Promise.resolve();
 
   private lastLagLog = 0;
+  /** A refresh of the tenant list started by lag() (see knownTenants). */
+  private listing: Promise<void> | null = null;
 
   constructor(
     private readonly db: Pool,
@@ -134,7 +137,7 @@ export class Flusher {
   async lag(): Promise<{ entries: number; seconds: number }> {
     let entries = 0;
     let oldest = Infinity;
-    for (const t of this.tenants.length ? this.tenants : await this.directory.all()) {
+    for (const t of await this.knownTenants()) {
       const stream = this.keys.tenant(t.slot).stream;
       const [len, first] = await Promise.all([this.redis.xlen(stream), this.redis.xrange(stream, '-', '+', 'COUNT', 1)]);
       entries += len;
@@ -142,6 +145,30 @@ export class Flusher {
       if (id) oldest = Math.min(oldest, Number(id.split('-')[0]));
     }
     return { entries, seconds: oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000) };
+  }
+
+  /**
+   * The tenants to read the lag of, without waiting on Postgres once they are
+   * known (the lag is wanted most while Postgres is away). A running flusher
+   * keeps the list fresh itself; one that does not run (an HTTP-only
+   * process, which reads the lag for /readyz and /metrics) refreshes it here,
+   * in the background, at most every 2 seconds.
+   */
+  private async knownTenants(): Promise<Tenant[]> {
+    if (!this.tenants.length) {
+      this.tenants = await this.directory.all();
+      this.tenantsAt = Date.now();
+    } else if (Date.now() - this.tenantsAt >= 2000 && !this.listing) {
+      this.listing = this.directory
+        .all()
+        .then((all) => {
+          this.tenants = all;
+          this.tenantsAt = Date.now();
+        })
+        .catch(() => undefined) // Postgres away: keep the last list
+        .finally(() => (this.listing = null));
+    }
+    return this.tenants;
   }
 
   start(): void {

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { DEFAULT_REDIS_URL, loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { ManualClock } from '../../src/clock';
-import { startApp, App } from '../../src/app';
+import { startApp, App, AppRoles } from '../../src/app';
 import { purgeKeys } from '../../src/redis/purge';
 import { openRedis, RedisClient, RedisTarget, scanKeys } from '../../src/redis/client';
 import { Relay } from './proxy';
@@ -58,7 +58,7 @@ const deployments = new Map<string, App[]>();
  * A real server on a free port, with its own Postgres schema and Redis key
  * prefix so test files run in parallel; everything is removed at teardown.
  */
-export async function startServer(t: Teardown, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer(t: Teardown, env: Record<string, string> = {}, roles?: AppRoles): Promise<TestServer> {
   const id = randomBytes(5).toString('hex');
   const config = loadConfig({
     ...process.env,
@@ -77,7 +77,7 @@ export async function startServer(t: Teardown, env: Record<string, string> = {})
   const adminKey = config.adminApiKey!;
   // A server given another's schema (a second process of one deployment) leaves cleanup to the first.
   const owner = !env.DATABASE_SCHEMA;
-  const app = await startApp(config, clock, createLogger(config.logLevel));
+  const app = await startApp(config, clock, createLogger(config.logLevel), roles);
   const url = `http://127.0.0.1:${app.port}`;
   if (!owner) followers.set(schema, [...(followers.get(schema) ?? []), app]);
   deployments.set(schema, [...(deployments.get(schema) ?? []), app]);
