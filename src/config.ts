@@ -31,6 +31,8 @@ export interface Config {
   flushClaimMs: number;
   /** Server processes sharing the port. */
   workers: number;
+  /** Change-stream consumers run side by side by the process doing background work. */
+  flushers: number;
   /** Rate limit of API keys without their own (null: unlimited). */
   rateLimit: RateLimit | null;
   /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
@@ -73,6 +75,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBacklog: intVar(env, 'MAX_BACKLOG', 1_000_000, 1, 1_000_000_000),
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
     workers: intVar(env, 'WORKERS', 1, 1, 64),
+    // Each flusher waits on Postgres most of its time, and one alone falls
+    // behind a sustained load of a few thousand events/s: overlap two at least.
+    flushers: intVar(env, 'FLUSHERS', Math.max(2, intVar(env, 'WORKERS', 1, 1, 64)), 1, 64),
     rateLimit: rateLimitVars(env),
     metricsToken: env.METRICS_TOKEN || undefined,
     webhookTimeoutMs: intVar(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -28,8 +28,9 @@ async function main(): Promise<void> {
     }
     if (config.workers > 1) return supervise(config, log);
   }
-  // The background process runs as many flushers as there are workers: before the split each worker ran one.
-  const roles: AppRoles = !worker ? ALL_ROLES : worker === BACKGROUND ? { http: false, background: true, flushers: config.workers } : { http: true, background: false };
+  const roles: AppRoles = !worker
+    ? { ...ALL_ROLES, flushers: config.flushers }
+    : worker === BACKGROUND ? { http: false, background: true, flushers: config.flushers } : { http: true, background: false };
   await serve(config, log, roles);
 }
 
@@ -81,9 +82,9 @@ const WORKERS_STOP_MS = 6_000;
  * Why the background jobs are off the HTTP workers: their batch work (parsing
  * 500 change records, building large jsonb parameters, Postgres round trips)
  * shared each worker's event loop with requests, costing throughput and p99.
- * The background process runs one flusher per worker, as many as before the
- * split: a flusher spends most of its time waiting on Postgres, and a single
- * one fell behind a sustained event load that two kept up with.
+ * The background process runs FLUSHERS flushers (default: one per worker, two
+ * at least): a flusher spends most of its time waiting on Postgres, and a
+ * single one fell behind a sustained event load that two kept up with.
  *
  * Why a child process and not the supervisor itself: isolation. A crash or a
  * stall in the background code (an uncaught error, a pathological batch,
