@@ -1,8 +1,7 @@
 import t from 'tap';
-import http from 'node:http';
 import { startServer, TestServer } from './helpers/harness';
 import { Relay } from './helpers/proxy';
-import { processDeployment, spawnServer, until } from './helpers/process';
+import { freshGet as get, processDeployment, spawnServer, until } from './helpers/process';
 
 interface Sample {
   labels: Record<string, string>;
@@ -127,18 +126,6 @@ t.test('X-Request-Id is echoed when acceptable, else made up', async (t) => {
   t.equal((await s.call('GET', '/healthz', { key: null, headers: { 'X-Request-Id': 'y'.repeat(128) } })).headers.get('x-request-id'), 'y'.repeat(128));
 });
 
-/** GET on a fresh connection (so the kernel may hand it to any worker). */
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent: false, headers: { Connection: 'close', ...headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 t.test('WORKERS=2: a scrape reports every worker; nothing is logged per request at info', async (t) => {
   const env = processDeployment(t, { WORKERS: '2', LOG_LEVEL: 'info' });

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { Client } from 'pg';
-import { processDeployment, spawnServer, until } from './helpers/process';
+import { freshGet as get, processDeployment, spawnServer, until } from './helpers/process';
 import { sharedRedis } from './helpers/harness';
 import { FLUSH_GROUP, Keys } from '../src/redis/keys';
 
@@ -84,18 +84,6 @@ function metric(text: string, line: RegExp): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** GET on a fresh connection. */
-function get(url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent: false, headers: { Connection: 'close' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 t.test('WORKERS=2: background jobs run in one separate process, reported by /metrics, drained at SIGTERM', async (t) => {
   const env = processDeployment(t, { WORKERS: '2', SCHEDULER_INTERVAL_MS: '100' });

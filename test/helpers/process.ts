@@ -1,4 +1,5 @@
 import { spawn, ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -65,4 +66,17 @@ export function processDeployment(t: { teardown(fn: () => unknown): void }, extr
     await purgePrefix(env.REDIS_KEY_PREFIX);
   });
   return env;
+}
+
+/** GET on a fresh connection (so the kernel may hand it to any worker of a WORKERS=N server). */
+export function freshGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { agent: false, headers: { Connection: 'close', ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
