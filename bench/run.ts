@@ -41,6 +41,11 @@ async function until(what: string, fn: () => Promise<boolean>, ms = 30_000): Pro
   }
 }
 
+/** The flusher's lag as a server's /readyz reports it. */
+async function lagOf(url: string): Promise<{ entries: number; seconds: number }> {
+  return ((await (await fetch(`${url}/readyz`)).json()) as { flusherLag: { entries: number; seconds: number } }).flusherLag;
+}
+
 /** Average MEMORY USAGE of the keys matching a pattern, and their count. */
 async function memoryOf(redis: Redis, pattern: string): Promise<{ bytes: number; keys: number }> {
   let cursor = '0';
@@ -92,7 +97,7 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: seeding the configuration and ${USERS} users in ${ZONES.length} zones\n`);
     await seedConfig(base, adminKey);
     await seedUsers(base, adminKey, USERS);
-    await until('the seed to reach postgres', async () => (await (await fetch(`${base}/readyz`)).json() as { flusherLag: { entries: number } }).flusherLag.entries === 0, 120_000);
+    await until('the seed to reach postgres', async () => (await lagOf(base)).entries === 0, 120_000);
 
     const bare = await child([process.execPath, 'dist/bench/baseline-server.js'], { PORT: '0' }, true);
     children.push(bare.proc);
@@ -120,7 +125,6 @@ async function main(): Promise<void> {
     const stats = String(await redis.info('commandstats'));
     const evalsha = /cmdstat_fcall:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
     if (process.env.BENCH_COMMANDSTATS) process.stderr.write(stats);
-    const lagOf = async (url: string) => ((await (await fetch(`${url}/readyz`)).json()) as { flusherLag: { entries: number; seconds: number } }).flusherLag;
     const lagOne = await lagOf(base);
 
     // Reads, against the trivial-script baseline under GET: on one process, then on two.

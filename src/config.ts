@@ -50,7 +50,8 @@ export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/laurel';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intVar(env, 'PORT', 8080, 0, 65535);
-  if (intVar(env, 'WORKERS', 1, 1, 64) > 1 && port === 0) throw new Error('WORKERS above 1 needs a fixed PORT (the workers share it)');
+  const workers = intVar(env, 'WORKERS', 1, 1, 64);
+  if (workers > 1 && port === 0) throw new Error('WORKERS above 1 needs a fixed PORT (the workers share it)');
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be one of debug, info, warn, error, silent (got "${logLevel}")`);
   // Laurel only ever starts a standalone Redis itself: a cluster is named explicitly.
@@ -74,10 +75,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schedulerIntervalMs: intVar(env, 'SCHEDULER_INTERVAL_MS', 1000, 50, 3_600_000),
     maxBacklog: intVar(env, 'MAX_BACKLOG', 1_000_000, 1, 1_000_000_000),
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
-    workers: intVar(env, 'WORKERS', 1, 1, 64),
+    workers,
     // Each flusher waits on Postgres most of its time, and one alone falls
     // behind a sustained load of a few thousand events/s: overlap two at least.
-    flushers: intVar(env, 'FLUSHERS', Math.max(2, intVar(env, 'WORKERS', 1, 1, 64)), 1, 64),
+    flushers: intVar(env, 'FLUSHERS', Math.max(2, workers), 1, 64),
     rateLimit: rateLimitVars(env),
     metricsToken: env.METRICS_TOKEN || undefined,
     webhookTimeoutMs: intVar(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { sharedRedis, startServer } from './helpers/harness';
 import { until } from './helpers/process';
+import { loadConfig } from '../src/config';
 
 // With WORKERS=N the HTTP workers and the background process are started with
 // complementary roles (src/main.ts); here both run in this one process.
@@ -27,4 +28,12 @@ t.test('roles: an HTTP-only server leaves the stream to a background-only one', 
   t.pass('the background server flushes on its own');
   t.equal(await r.xlen(stream), 0);
   t.match((await web.call('GET', '/readyz', { key: null })).body, { flusherLag: { entries: 0 } });
+});
+
+t.test('FLUSHERS: two at least by default, one per worker beyond that, and bounded', async (t) => {
+  const flushers = (env: Record<string, string>) => loadConfig({ PORT: '8080', ...env }).flushers;
+  t.equal(flushers({}), 2, 'a single process still overlaps two flushers');
+  t.equal(flushers({ WORKERS: '4' }), 4);
+  t.equal(flushers({ WORKERS: '4', FLUSHERS: '1' }), 1, 'an explicit setting wins');
+  t.throws(() => flushers({ FLUSHERS: '0' }), /FLUSHERS must be an integer from 1 to 64/);
 });

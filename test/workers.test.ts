@@ -84,7 +84,6 @@ function metric(text: string, line: RegExp): number | null {
   return m ? Number(m[1]) : null;
 }
 
-
 t.test('WORKERS=2: background jobs run in one separate process, reported by /metrics, drained at SIGTERM', async (t) => {
   const env = processDeployment(t, { WORKERS: '2', SCHEDULER_INTERVAL_MS: '100' });
   const server = await spawnServer(env);
