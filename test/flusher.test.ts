@@ -1,5 +1,6 @@
 import t from 'tap';
 import { sharedRedis, startServer } from './helpers/harness';
+import { FLUSH_GROUP } from '../src/redis/keys';
 
 // At least once means a batch can arrive twice (a crash between commit and
 // acknowledgement): the second time must change nothing in Postgres.
@@ -25,7 +26,7 @@ t.test('a replayed batch changes nothing', async (t) => {
       awards: await q('SELECT id, awarded, total FROM points_awards ORDER BY id'),
       completions: await q('SELECT achievement_id, user_id FROM achievement_completions ORDER BY user_id'),
       users: await q('SELECT id, name FROM users ORDER BY id'),
-      fields: await q('SELECT user_id, field, value FROM user_fields ORDER BY user_id, field'),
+      fields: await q('SELECT user_id, f.key, f.value->>0 AS value FROM user_state, jsonb_each(fields) AS f ORDER BY user_id, f.key'),
     };
   };
   const once = await snapshot();
@@ -37,4 +38,33 @@ t.test('a replayed batch changes nothing', async (t) => {
   for (const [, fields] of records) await r.xadd(stream, '*', ...fields);
   await s.app.flusher.drain();
   t.same(await snapshot(), once);
+});
+
+// Two flushers may commit neighbouring batches in either order: a record
+// older than what Postgres holds must not take a user's fields back.
+t.test('a late batch never overwrites newer fields', async (t) => {
+  const s = await startServer(t);
+  await s.app.flusher.stop();
+  await s.metrics(['m']);
+  await s.event('m', { user: { id: 'a', name: 'Old' }, value: 3 });
+  await s.event('m', { user: { id: 'a', name: 'New' }, value: 4 });
+  const r = await sharedRedis(t);
+  const stream = s.app.ctx.keys.tenant(0).stream;
+  const [first] = await r.xrange(stream, '-', '+');
+  await s.app.flusher.drain();
+  const state = async () => {
+    const { rows } = await s.app.ctx.db.query(`SELECT f.key, f.value->>0 AS value FROM user_state, jsonb_each(fields) AS f WHERE user_id = 'a'`);
+    return Object.fromEntries(rows.map((x) => [x.key, x.value]));
+  };
+  const newest = await state();
+  t.equal(newest.n, 'New');
+  t.ok(Object.values(newest).includes('7'), 'the total after both events is stored');
+
+  // The first record again, under its own (older) id: a new stream may start there.
+  await r.del(stream);
+  await r.xadd(stream, first![0], ...first![1]);
+  await r.xgroup('CREATE', stream, FLUSH_GROUP, '0');
+  await s.app.flusher.drain();
+  t.equal(await r.xlen(stream), 0, 'the late record was flushed');
+  t.same(await state(), newest);
 });

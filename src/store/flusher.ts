@@ -289,12 +289,14 @@ export class Flusher {
     const awards: AwardRow[] = [];
     const users = new Map<string, UserRow>();
     // Latest value of each user field and board entry in this batch, with the entry id as its version.
-    const fields = new Map<string, { u: string; f: string; v: string | null; ver: string }>();
+    const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
     const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
     const collectFields = (uf: string | undefined, userId: string, ver: string) => {
       if (!uf || uf === '{}') return;
       const changed = JSON.parse(uf) as Record<string, string | false>;
-      for (const f in changed) fields.set(`${userId}\0${f}`, { u: userId, f, v: changed[f] === false ? null : (changed[f] as string), ver });
+      let mine = fields.get(userId);
+      if (!mine) fields.set(userId, (mine = new Map()));
+      for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
     };
     const completions: CompletionRow[] = [];
     const boardEvents: BoardEventRow[] = [];
@@ -367,6 +369,11 @@ export class Flusher {
       }
     }
     const derived = await tx(this.db, async (c) => {
+      // The tables written below have no foreign key to tenants (one check
+      // per row cost more than any other part of a flush): this lock is that
+      // check, once. A tenant removed meanwhile has nothing left to keep.
+      const live = await c.query({ name: 'flush-tenant-lock', text: 'SELECT 1 FROM tenants WHERE id = $1 FOR KEY SHARE', values: [t.id] });
+      if (!live.rowCount) return null;
       const step = this.hook ? await this.hook.begin(c, t, records) : null;
       if (users.size) {
         const rows = inKeyOrder(users);
@@ -393,12 +400,15 @@ export class Flusher {
         );
       }
       if (fields.size) {
+        // Field by field, the newer version wins: two flushers may commit
+        // neighbouring batches in either order.
         await c.query(
-          `INSERT INTO user_fields (tenant_id, user_id, field, value, ver)
-           SELECT $1, x.u, x.f, x.v, x.ver FROM jsonb_to_recordset($2::jsonb) AS x(u text, f text, v text, ver numeric)
-           ON CONFLICT (tenant_id, user_id, field) DO UPDATE SET value = excluded.value, ver = excluded.ver
-           WHERE user_fields.ver < excluded.ver`,
-          [t.id, JSON.stringify(inKeyOrder(fields))],
+          `INSERT INTO user_state AS s (tenant_id, user_id, fields)
+           SELECT $1, x.u, x.f FROM jsonb_to_recordset($2::jsonb) AS x(u text, f jsonb)
+           ON CONFLICT (tenant_id, user_id) DO UPDATE SET fields = s.fields || coalesce(
+             (SELECT jsonb_object_agg(n.key, n.value) FROM jsonb_each(excluded.fields) AS n
+              WHERE s.fields->n.key IS NULL OR s.fields->n.key->1 < n.value->1), '{}')`,
+          [t.id, userStateJson(fields)],
         );
       }
       if (boardEntries.size) {
@@ -462,6 +472,21 @@ export class Flusher {
     });
     if (derived) this.hook!.committed();
   }
+}
+
+/**
+ * Rows for user_state, users in key order: {u, f: {field: [value, version]}}.
+ * Written by hand because a version (up to 19 digits) must stay a JSON number
+ * and exact, which JSON.stringify cannot do.
+ */
+function userStateJson(fields: Map<string, Map<string, [string | null, string]>>): string {
+  const rows: string[] = [];
+  for (const u of [...fields.keys()].sort()) {
+    const parts: string[] = [];
+    for (const [f, [v, ver]] of fields.get(u)!) parts.push(`${JSON.stringify(f)}:[${v === null ? 'null' : JSON.stringify(v)},${ver}]`);
+    rows.push(`{"u":${JSON.stringify(u)},"f":{${parts.join(',')}}}`);
+  }
+  return `[${rows.join(',')}]`;
 }
 
 /** A stream entry id ('ms-seq') as one orderable number. */

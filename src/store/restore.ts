@@ -33,19 +33,19 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
   let users = 0;
   let after = '';
   for (;;) {
-    const { rows: page } = await db.query<{ user_id: string }>(
-      'SELECT DISTINCT user_id FROM user_fields WHERE tenant_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3',
+    const { rows: page } = await db.query<{ user_id: string; fields: Record<string, [string | null, unknown]> }>(
+      'SELECT user_id, fields FROM user_state WHERE tenant_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3',
       [t.id, after, PAGE],
     );
     if (page.length === 0) break;
-    const ids = page.map((r) => r.user_id);
-    const { rows } = await db.query<{ user_id: string; field: string; value: string }>(
-      'SELECT user_id, field, value FROM user_fields WHERE tenant_id = $1 AND user_id = ANY($2) AND value IS NOT NULL',
-      [t.id, ids],
-    );
     const pipe = redis.pipeline();
-    for (const r of rows) pipe.hset(tk.user(r.user_id), r.field, r.value);
+    for (const r of page) {
+      const set: string[] = [];
+      for (const [field, [value]] of Object.entries(r.fields)) if (value !== null) set.push(field, value);
+      if (set.length) pipe.hset(tk.user(r.user_id), ...set);
+    }
     await pipe.exec();
+    const ids = page.map((r) => r.user_id);
     users += ids.length;
     after = ids[ids.length - 1]!;
   }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import { TtlCache } from '../domain/ttl-cache';
 import { forbidden, notFound } from '../http/errors';
 import type { Principal } from '../auth/auth';
-import { DEFAULT_TENANT_ID } from './migrations';
+import { DEFAULT_TENANT_ID, TENANT_ROW_TABLES } from './migrations';
 import type { AdminTenant } from '../api/wire/admin';
 
 export interface Tenant {
@@ -137,7 +137,9 @@ export class Tenants {
 
   async remove(c: PoolClient, id: string): Promise<Tenant | null> {
     const { rows } = await c.query<Row>(`DELETE FROM tenants WHERE id = $1 AND NOT is_default RETURNING ${COLS}`, [id]);
-    return rows[0] ? toTenant(rows[0]) : null;
+    if (!rows[0]) return null;
+    for (const table of TENANT_ROW_TABLES) await c.query(`DELETE FROM ${table} WHERE tenant_id = $1`, [id]);
+    return toTenant(rows[0]);
   }
 
   private async cached(key: string, load: () => Promise<Tenant | null>): Promise<Tenant | null> {

@@ -81,15 +81,18 @@ export class WebhookDeriver implements BatchHook {
     const ids = [...new Set(records.map(userOf))];
     const fields = [...PROFILE_FIELDS, FREEZES_FIELD, FREEZE_ANCHOR_FIELD];
     if (cfg.streak?.enabled) fields.push(streakField(FREQ_CODE[cfg.streak.frequency]));
-    const { rows } = await c.query<{ user_id: string; field: string; value: string }>(
-      `SELECT user_id, field, value FROM user_fields
-       WHERE tenant_id = $1 AND user_id = ANY($2) AND value IS NOT NULL AND (field = ANY($3) OR starts_with(field, $4))`,
-      [t.id, ids, fields, ATTRIBUTE_PREFIX],
+    const keep = new Set(fields);
+    const tracked = (f: string) => keep.has(f) || f.startsWith(ATTRIBUTE_PREFIX);
+    const { rows } = await c.query<{ user_id: string; fields: Record<string, [string | null, unknown]> }>(
+      'SELECT user_id, fields FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2)',
+      [t.id, ids],
     );
     const state = new Map<string, Map<string, string>>(ids.map((id) => [id, new Map()]));
-    for (const r of rows) state.get(r.user_id)!.set(r.field, r.value);
-    const keep = new Set(fields);
-    return { cfg, state, tracked: (f: string) => keep.has(f) || f.startsWith(ATTRIBUTE_PREFIX) };
+    for (const r of rows) {
+      const mine = state.get(r.user_id)!;
+      for (const [f, [value]] of Object.entries(r.fields)) if (value !== null && tracked(f)) mine.set(f, value);
+    }
+    return { cfg, state, tracked };
   }
 
   /**
