@@ -159,6 +159,24 @@ export function boardNames(cfg: BoardLookup, b: LeaderboardConfig) {
   return { metric: m?.name, metricKey: m?.key, system: s?.name, systemKey: s?.key };
 }
 
+/**
+ * A board's fields with one run's dates, built once per board config and run
+ * (configs are replaced, never changed, so the cache goes with them).
+ */
+const RUN_JSON = new WeakMap<LeaderboardConfig, Map<number, Record<string, unknown>>>();
+function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): Record<string, unknown> {
+  let runs = RUN_JSON.get(b);
+  if (!runs) RUN_JSON.set(b, (runs = new Map()));
+  let json = runs.get(r);
+  if (!json) {
+    if (runs.size >= 8) runs.clear(); // a repeating board moves on to new runs
+    const run = runDates(b, r);
+    json = { ...boardJson(b, boardNames(cfg, b)), start: run.start, end: run.end };
+    runs.set(r, json);
+  }
+  return json;
+}
+
 /** The event response's `leaderboards` map: boards whose standing of the user changed. */
 export function boardsResponse(cfg: BoardLookup, raw: string | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -166,12 +184,9 @@ export function boardsResponse(cfg: BoardLookup, raw: string | undefined): Recor
   for (const c of JSON.parse(raw) as ScriptBoard[]) {
     const b = cfg.boardsBySlot.get(c.k);
     if (!b) continue;
-    const run = runDates(b, c.r);
     const group = Array.isArray(c.g) ? c.g : [];
     const entry: Record<string, unknown> = {
-      ...boardJson(b, boardNames(cfg, b)),
-      start: run.start,
-      end: run.end,
+      ...boardRunJson(cfg, b, c.r),
       rank: c.rk > 0 ? c.rk : null,
       previousRank: c.pr > 0 ? c.pr : null,
       threshold: c.th,
