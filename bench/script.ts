@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { systemClock } from '../src/clock';
@@ -13,12 +13,15 @@ import { seedConfig, seedUsers } from './seed';
 import { freePort } from './util';
 
 /**
- * `node dist/bench/script.js`: what one event costs inside Redis, apart from
- * HTTP and the load generator. Sends events one at a time to an in-process
- * server on a Redis of its own and reads Redis's own accounting: time per
- * event call, commands per call, bytes of arguments sent per call. The
- * figures move little with the machine's other load, so they show what a
- * change to the Lua or its arguments buys.
+ * `node dist/bench/script.js`: what one event costs inside Redis and in its
+ * flush to Postgres, apart from HTTP and the load generator. Sends events one
+ * at a time to an in-process server on a Redis of its own and reads Redis's
+ * own accounting: time per event call, commands per call, bytes of arguments
+ * sent per call. The flusher is held back meanwhile; then one drain writes
+ * the records to Postgres, and the CPU time Postgres and this process spent
+ * on it, and the WAL it wrote, are reported per record. The figures move
+ * little with the machine's other load, so they show what a change to the
+ * Lua, its arguments or the flusher's statements buys.
  */
 const USERS = Number(process.env.BENCH_USERS ?? 20_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 4_000);
@@ -42,11 +45,13 @@ async function main(): Promise<void> {
   });
   try {
     for (let i = 0; (await redis.ping().catch(() => null)) !== 'PONG'; i++) if (i > 300) throw new Error('redis did not start');
-    const app = await startApp(config, systemClock, createLogger(config.logLevel));
+    // No background role: nothing flushes until the drain below.
+    const app = await startApp(config, systemClock, createLogger(config.logLevel), { http: true, background: false });
     const base = `http://127.0.0.1:${app.port}`;
     const key = config.adminApiKey!;
     await seedConfig(base, key);
     await seedUsers(base, key, USERS);
+    await app.flusher.drain();
 
     let bytes = 0;
     let calls = 0;
@@ -82,6 +87,7 @@ async function main(): Promise<void> {
       const m = new RegExp(`cmdstat_${name}:calls=(\\d+),usec=(\\d+)`).exec(stats);
       return m ? { calls: Number(m[1]), usec: Number(m[2]) } : { calls: 0, usec: 0 };
     };
+    if (process.env.BENCH_COMMANDSTATS) process.stderr.write(stats);
     const fcall = row('fcall');
     // Commands run inside the scripts (the flusher's stream reads and deletes are not).
     const inner = [...stats.matchAll(/cmdstat_([a-z|]+):calls=(\d+),usec=(\d+)/g)]
@@ -94,6 +100,25 @@ async function main(): Promise<void> {
       `argument bytes per call       ${Math.round(bytes / calls)}`,
       `round trip per event (ms)     ${wall.toFixed(3)}`,
     ];
+    // The flush of the events' records, measured from both ends.
+    const db = app.ctx.db;
+    const walAt = async () => (await db.query<{ l: string }>('SELECT pg_current_wal_lsn()::text AS l')).rows[0]!.l;
+    const wal0 = await walAt();
+    const pg0 = await postgresCpu(db);
+    const node0 = process.cpuUsage();
+    const flushStarted = process.hrtime.bigint();
+    await app.flusher.drain();
+    const flushMs = Number(process.hrtime.bigint() - flushStarted) / 1e6;
+    const nodeUs = process.cpuUsage(node0);
+    const pgUs = (await postgresCpu(db)) - pg0;
+    const walBytes = Number((await db.query<{ b: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text AS b', [wal0])).rows[0]!.b);
+    const perRecord = (x: number) => (x / EVENTS).toFixed(1);
+    lines.push(
+      `flush: records per second     ${Math.round(EVENTS / (flushMs / 1000))}`,
+      `  Postgres CPU µs per record  ${Number.isNaN(pgUs) ? 'n/a (no /proc)' : perRecord(pgUs)}`,
+      `  Node CPU µs per record      ${perRecord(nodeUs.user + nodeUs.system)}`,
+      `  WAL bytes per record        ${Math.round(walBytes / EVENTS)}`,
+    );
     if (callgrind) {
       // Everything Redis did while the events ran (the flusher's reads included), per event.
       const totals = /^(?:totals|summary): (\d+)/m.exec(readFileSync(`${callgrind}.1`, 'utf8'));
@@ -110,6 +135,27 @@ async function main(): Promise<void> {
     await db.end();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * CPU time (µs) of the database's processes so far: every backend and
+ * background process pg_stat_activity lists, read from /proc (NaN without
+ * it). The flusher's connections stay open through a drain, so the
+ * difference of two readings is what the drain cost.
+ */
+async function postgresCpu(db: Pool): Promise<number> {
+  const { rows } = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
+  const tick = 1e6 / 100; // USER_HZ
+  let us = 0;
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      us += (Number(fields[11]) + Number(fields[12])) * tick;
+    } catch {
+      if (!existsSync('/proc/self/stat')) return NaN;
+    }
+  }
+  return us;
 }
 
 main().catch((err) => {
