@@ -49,7 +49,8 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
       local prev_val = prev_score and math.floor(tonumber(prev_score) / LB_TIE) or nil
       -- Unchanged values keep their place; nobody joins with nothing to show.
       if prev_val ~= iv and (prev_val ~= nil or iv > 0) then
-        local prev_rank = redis.call('ZREVRANK', zkey, uid)
+        -- Only a member has a rank to lose (each call from Lua costs as much as a small command).
+        local prev_rank = prev_score and redis.call('ZREVRANK', zkey, uid) or nil
         local tick = redis.call('HINCRBY', ticks, run_key, 1)
         -- An integer below 2^53: exact as '%d' text, which is also cheaper to make.
         local score = string.format('%d', iv * LB_TIE + (LB_TIE - 1 - (tick % LB_TIE)))
