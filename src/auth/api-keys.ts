@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Keys look like `{prefix}.{secret}`; only sha256(secret) is stored. */
 export interface NewKey {
@@ -23,7 +23,7 @@ export function generateKey(kind: 'admin' | 'application'): NewKey {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Split a presented key; null when it cannot be one of ours. */
@@ -35,7 +35,5 @@ export function splitKey(key: string): { prefix: string; secret: string } | null
 
 /** Constant-time comparison of two strings of any length. */
 export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb) && a.length === b.length;
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer')) && a.length === b.length;
 }

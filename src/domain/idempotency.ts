@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { IDEMPOTENCY_BUCKETS } from '../redis/keys';
 import { derivedId } from './ids';
 
@@ -17,7 +17,7 @@ export interface IdempotencySlot {
 }
 
 export function idempotencySlot(userId: string, metricId: string, key: string): IdempotencySlot {
-  const h = createHash('sha256').update(userId).update('\0').update(metricId).update('\0').update(key).digest();
+  const h = hash('sha256', `${userId}\0${metricId}\0${key}`, 'buffer');
   return {
     member: h.readBigInt64BE(0).toString(),
     bucket: h.readUInt16BE(8) % IDEMPOTENCY_BUCKETS,
