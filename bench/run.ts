@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { Client } from 'pg';
-import { freePort, sleep } from './util';
+import { Client, Pool } from 'pg';
+import { freePort, postgresCpu, processCpu, sleep } from './util';
 import { type Figures, generatorName, runLoad, type Scenario } from './load';
 import { seedConfig, seedUsers, ZONES } from './seed';
 
@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   try {
     const redisPort = await freePort();
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
-    children.push((await child(['redis-server', '--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {})).proc);
+    const redisProc = (await child(['redis-server', '--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {})).proc;
+    children.push(redisProc);
     const redis = new Redis(redisUrl);
     redis.on('error', () => undefined); // until it is up
     await until('redis', async () => (await redis.ping()) === 'PONG');
@@ -115,17 +116,30 @@ async function main(): Promise<void> {
     for (const [name, url, scenario] of [
       ['bare uWebSockets.js (parse + answer)', `http://127.0.0.1:${bare.port}`, plain],
       ['uWebSockets.js + one trivial script call', `http://127.0.0.1:${trivial.port}`, plain],
-      ['Laurel POST /v1/metrics/{key}/event', base, events],
     ] as const) {
       await load(name, url, 3, scenario);
-      if (url === base) await redis.config('RESETSTAT'); // count Laurel's script calls only
       results.push(await load(name, url, SECONDS, scenario));
     }
+    const drained = (url: string) => until('the backlog to drain', async () => (await lagOf(url)).entries === 0, 300_000);
+    await load('Laurel (warm-up)', base, 3, events);
+    await drained(base);
+    await redis.config('RESETSTAT'); // count Laurel's script calls only
+    // CPU time of each process from the first event to the last record in Postgres: where the time per event goes.
+    const pg = new Pool({ connectionString: DATABASE_URL, max: 1 });
+    const cpu = async () => ({ laurel: processCpu(single.proc.pid!), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg) });
+    const cpu0 = await cpu();
+    const laurelF = await load('Laurel POST /v1/metrics/{key}/event', base, SECONDS, events);
+    results.push(laurelF);
+    const lagOne = await lagOf(base);
     // Redis's own time per event script call (where a single-threaded Redis caps throughput).
     const stats = String(await redis.info('commandstats'));
     const evalsha = /cmdstat_fcall:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
     if (process.env.BENCH_COMMANDSTATS) process.stderr.write(stats);
-    const lagOne = await lagOf(base);
+    await drained(base);
+    const cpu1 = await cpu();
+    const perEvent = (k: keyof typeof cpu0) => (cpu1[k] - cpu0[k]) / (laurelF.rps * SECONDS);
+    const cpuPerEvent = { laurel: perEvent('laurel'), redis: perEvent('redis'), postgres: perEvent('postgres') };
+    await pg.end();
 
     // Reads, against the trivial-script baseline under GET: on one process, then on two.
     const read = (p: string): Scenario => ({ method: 'GET', path: p, apiKey: adminKey });
@@ -145,7 +159,7 @@ async function main(): Promise<void> {
 
     // Scaling past one core: the same load on two worker processes, once the
     // first run's backlog is in Postgres (so the second does not inherit it).
-    await until('the backlog to drain', async () => (await lagOf(base)).entries === 0, 300_000);
+    await drained(base);
     // Users now hold what the events gave them (totals, points, streaks, achievements).
     const users = await memoryOf(redis, `${prefix}*:u:*`);
     single.proc.kill('SIGTERM');
@@ -158,7 +172,8 @@ async function main(): Promise<void> {
     const stored = (await redis.pipeline((await scanAll(redis, `${prefix}*:i:*`)).map((k) => ['scard', k])).exec())?.reduce((s, [, v]) => s + Number(v), 0) ?? 0;
     await readsOn(two.url, ' (WORKERS=2)');
 
-    const [bareF, trivialF, laurelF] = results as [Figures, Figures, Figures];
+    const [bareF, trivialF] = results as [Figures, Figures, Figures];
+    const cpuSum = cpuPerEvent.laurel + cpuPerEvent.redis + cpuPerEvent.postgres;
     const row = (r: Figures, vs: Figures[]) =>
       `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} | ${vs.map((v) => (r.rps / v.rps).toFixed(2)).join(' / ')} |`;
     const lines = [
@@ -179,6 +194,8 @@ async function main(): Promise<void> {
       `| flusher lag right after the event load, one process | ${lagOne.entries} entries, ${lagOne.seconds.toFixed(2)} s |`,
       `| flusher lag right after the event load, WORKERS=2 | ${lagTwo.entries} entries, ${lagTwo.seconds.toFixed(2)} s |`,
       `| Redis time per script call during the event load | ${evalsha ? `${evalsha[3]} µs (${evalsha[1]} calls)` : 'n/a'} |`,
+      `| CPU per event, one process, its flush included: Laurel / Redis / Postgres | ${[cpuPerEvent.laurel, cpuPerEvent.redis, cpuPerEvent.postgres].map((x) => Math.round(x)).join(' / ')} µs |`,
+      `| events/s those would allow on 2 cores with nothing else running | ${Number.isNaN(cpuSum) ? 'n/a' : Math.round(2e6 / cpuSum)} |`,
     ];
     const report = [
       '# Benchmark results',
@@ -192,8 +209,13 @@ async function main(): Promise<void> {
     writeFileSync(process.env.BENCH_RESULTS || path.join(ROOT, 'bench/RESULTS.md'), report);
     redis.disconnect();
   } finally {
-    for (const c of children.reverse()) c.kill('SIGTERM');
-    await sleep(1500);
+    // Newest first, each gone before the next: Laurel's final flush still finds its Redis.
+    for (const c of children.reverse()) {
+      if (c.exitCode !== null || c.signalCode !== null) continue;
+      const gone = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      await Promise.race([gone, sleep(10_000)]);
+    }
     const db = new Client({ connectionString: DATABASE_URL });
     await db.connect();
     await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

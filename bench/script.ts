@@ -1,16 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { Client, Pool } from 'pg';
+import { Client } from 'pg';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
 import { seedConfig, seedUsers } from './seed';
-import { freePort } from './util';
+import { freePort, postgresCpu } from './util';
 
 /**
  * `node dist/bench/script.js`: what one event costs inside Redis and in its
@@ -135,27 +135,6 @@ async function main(): Promise<void> {
     await db.end();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * CPU time (µs) of the database's processes so far: every backend and
- * background process pg_stat_activity lists, read from /proc (NaN without
- * it). The flusher's connections stay open through a drain, so the
- * difference of two readings is what the drain cost.
- */
-async function postgresCpu(db: Pool): Promise<number> {
-  const { rows } = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
-  const tick = 1e6 / 100; // USER_HZ
-  let us = 0;
-  for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      us += (Number(fields[11]) + Number(fields[12])) * tick;
-    } catch {
-      if (!existsSync('/proc/self/stat')) return NaN;
-    }
-  }
-  return us;
 }
 
 main().catch((err) => {
