@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { Pool } from 'pg';
 
@@ -14,26 +14,38 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A process's /proc/<pid>/stat fields after the command name (index 0 is the state), or null. */
+function statOf(pid: number | string): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  } catch {
+    return null; // gone, or no /proc
+  }
+}
+const TICK_US = 1e6 / 100; // USER_HZ
+
 /** CPU time (µs) a process has used so far, from /proc (NaN without it, or once it is gone). */
 export function processCpu(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1e6 / 100); // utime + stime, in USER_HZ ticks
-  } catch {
-    return NaN;
-  }
+  const f = statOf(pid);
+  return f ? (Number(f[11]) + Number(f[12])) * TICK_US : NaN;
 }
 
 /**
- * CPU time (µs) of the database's processes so far: every backend and
- * background process pg_stat_activity lists (NaN without /proc). Connections
- * stay open through a measurement, so the difference of two readings is what
- * happened in between.
+ * CPU time (µs) of the Postgres server so far, every process of it: the
+ * postmaster's own and its finished children's (autovacuum workers, closed
+ * backends), plus each live child's. NaN without /proc.
  */
 export async function postgresCpu(db: Pool): Promise<number> {
   if (!existsSync('/proc/self/stat')) return NaN;
-  const { rows } = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
-  let us = 0;
-  for (const { pid } of rows) us += processCpu(pid) || 0; // a backend gone meanwhile
+  const { rows } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const postmaster = statOf(rows[0]!.pid)?.[1]; // the parent of a backend
+  const pm = postmaster ? statOf(postmaster) : null;
+  if (!pm) return NaN;
+  let us = (Number(pm[11]) + Number(pm[12]) + Number(pm[13]) + Number(pm[14])) * TICK_US;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const f = statOf(pid);
+    if (f && f[1] === postmaster) us += (Number(f[11]) + Number(f[12])) * TICK_US;
+  }
   return us;
 }
