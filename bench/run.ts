@@ -172,7 +172,7 @@ async function main(): Promise<void> {
     const stored = (await redis.pipeline((await scanAll(redis, `${prefix}*:i:*`)).map((k) => ['scard', k])).exec())?.reduce((s, [, v]) => s + Number(v), 0) ?? 0;
     await readsOn(two.url, ' (WORKERS=2)');
 
-    const [bareF, trivialF] = results as [Figures, Figures, Figures];
+    const [bareF, trivialF] = results as [Figures, Figures];
     const cpuSum = cpuPerEvent.laurel + cpuPerEvent.redis + cpuPerEvent.postgres;
     const row = (r: Figures, vs: Figures[]) =>
       `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} | ${vs.map((v) => (r.rps / v.rps).toFixed(2)).join(' / ')} |`;

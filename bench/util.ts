@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { Pool } from 'pg';
 
@@ -36,7 +36,6 @@ export function processCpu(pid: number): number {
  * backends), plus each live child's. NaN without /proc.
  */
 export async function postgresCpu(db: Pool): Promise<number> {
-  if (!existsSync('/proc/self/stat')) return NaN;
   const { rows } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   const postmaster = statOf(rows[0]!.pid)?.[1]; // the parent of a backend
   const pm = postmaster ? statOf(postmaster) : null;
