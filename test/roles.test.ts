@@ -24,8 +24,8 @@ t.test('roles: an HTTP-only server leaves the stream to a background-only one', 
   t.same(bg.app.roles, { http: false, background: true, flushers: 2 });
   t.equal(bg.app.port, 0, 'a background-only server does not listen');
   t.same(bg.app.routes, []);
-  await until('the background server to flush', async () => (await events()) === 5);
-  t.pass('the background server flushes on its own');
+  await until('the background server to flush', async () => (await events()) >= 5);
+  t.equal(await events(), 5, 'the background server flushes on its own');
   t.equal(await r.xlen(stream), 0);
   t.match((await web.call('GET', '/readyz', { key: null })).body, { flusherLag: { entries: 0 } });
 });

@@ -4,7 +4,7 @@ import { localDate } from '../domain/time';
 import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
 import type { TenantKeys } from '../redis/keys';
-import { masters, scanKeys } from '../redis/client';
+import { scanKeys } from '../redis/client';
 import { opensAt, runDates, runFinalAt, RunUnit, TIE_BITS } from '../domain/leaderboards';
 import { configTx } from '../api/admin/config-tx';
 import { tx } from '../store/db';
@@ -16,8 +16,8 @@ import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { streakCall } from '../api/streak-calls';
 
 const BATCH = 500;
-/** User keys a streak sweep visits per scheduler pass (SCAN pages of about 1,000). */
-const SWEEP_PAGES = 5;
+/** Users a streak sweep visits per scheduler pass. */
+const SWEEP_USERS = 5_000;
 /** Webhook events that happen when a streak is settled, not when the user acts. */
 const SETTLE_EVENTS = ['streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned'] as const;
 
@@ -32,9 +32,8 @@ export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> = Promise.resolve();
   private stopped = true;
-  /** Per tenant: the hour the current streak sweep started, and where it is (null: finished). */
-  /** Streak sweeps under way: which master (a cluster has several) and its SCAN cursor; null when done. */
-  private readonly sweeps = new Map<string, { hour: number; node: number; cursor: string | null }>();
+  /** Per tenant: the hour the current streak sweep started, and the last user id it visited (null: finished). */
+  private readonly sweeps = new Map<string, { hour: number; after: string | null }>();
 
   constructor(
     private readonly ctx: Ctx,
@@ -198,33 +197,29 @@ export class Scheduler {
    * exact but silent for a user who never comes back. While an endpoint wants
    * to hear about lapses, every user's streak is settled once an hour, so
    * streak.lost and freeze events go out within about an hour of the user's
-   * midnight. A sweep runs a few pages per pass and resumes where it stopped.
+   * midnight. A sweep visits a few thousand users per pass, in id order, and
+   * resumes where it stopped. It walks the tenant's rows in Postgres, not
+   * Redis's whole keyspace (which holds every tenant's keys): a user created
+   * in the last moments, not flushed yet, has no streak to lose anyway.
    */
   private async settleStreaks(t: Tenant): Promise<void> {
     const { ctx } = this;
     const hour = Math.floor(ctx.clock.now() / 3_600_000);
     let sweep = this.sweeps.get(t.id);
-    if (!sweep || (sweep.cursor === null && sweep.hour < hour)) {
+    if (!sweep || (sweep.after === null && sweep.hour < hour)) {
       const cfg = await ctx.configs.get(t);
       const types = cfg.streak?.enabled ? await subscribedTypes(ctx.db, t.id) : new Set<string>();
-      sweep = { hour, node: 0, cursor: SETTLE_EVENTS.some((e) => types.has(e)) ? '0' : null };
+      sweep = { hour, after: SETTLE_EVENTS.some((e) => types.has(e)) ? '' : null };
       this.sweeps.set(t.id, sweep);
     }
-    if (sweep.cursor === null) return;
-    const tk = ctx.keys.tenant(t.slot);
-    const prefix = tk.user('');
-    const nodes = masters(ctx.redis);
-    for (let page = 0; page < SWEEP_PAGES && sweep.cursor !== null; page++) {
-      const node = nodes[sweep.node];
-      if (!node) {
-        sweep.cursor = null;
-        break;
-      }
-      const [next, keys]: [string, string[]] = await node.scan(sweep.cursor, 'MATCH', tk.users, 'COUNT', 1000);
-      for (const k of keys) await streakCall(ctx, t, k.slice(prefix.length), 'streak_read');
-      if (next !== '0') sweep.cursor = next;
-      else [sweep.node, sweep.cursor] = [sweep.node + 1, '0'];
-    }
+    if (sweep.after === null) return;
+    const { rows } = await ctx.db.query<{ id: string }>({
+      name: 'streak-sweep-users',
+      text: 'SELECT id FROM users WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3',
+      values: [t.id, sweep.after, SWEEP_USERS],
+    });
+    for (const { id } of rows) await streakCall(ctx, t, id, 'streak_read');
+    sweep.after = rows.length === SWEEP_USERS ? rows[rows.length - 1]!.id : null;
   }
 
   /** Call `fn` with the id of every user of the tenant (SCAN pages). */
