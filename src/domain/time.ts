@@ -70,10 +70,20 @@ function remembered<K, V>(fn: (k: K) => V): (k: K) => V {
   };
 }
 
-/** Days since 1970-01-01 for a YYYY-MM-DD date, or null when it is not a real date. */
+/**
+ * Dates Laurel takes, in every request: years 1900 to 2999. Period math steps
+ * past a given date (the next week or month), and Postgres cannot read such a
+ * step past year 9999, so a bound well inside keeps every date computable.
+ */
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 2999;
+
+/** Days since 1970-01-01 for a YYYY-MM-DD date, or null when it is not a real date within MIN_YEAR..MAX_YEAR. */
 export const dayNumber = remembered((date: string): number | null => {
   const m = ISO_DATE.exec(date);
   if (!m) return null;
+  const year = Number(m[1]);
+  if (year < MIN_YEAR || year > MAX_YEAR) return null;
   const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   if (new Date(ms).toISOString().slice(0, 10) !== date) return null;
   return ms / 86_400_000;

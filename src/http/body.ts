@@ -1,6 +1,7 @@
 import type { IValidation } from 'typia';
-import { badRequest, HttpError } from './errors';
+import { badRequest, HttpError, unprocessable } from './errors';
 import type { Request } from './server';
+import { unstorablePath, UNSTORABLE_RULE } from './text';
 
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
 
@@ -10,11 +11,20 @@ export function jsonBody(req: Request): unknown {
     throw new HttpError(415, 'Content-Type must be application/json');
   }
   if (req.body.length === 0) throw badRequest('A JSON request body is required');
+  const text = req.body.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(req.body.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw badRequest('Malformed JSON in request body');
   }
+  // JSON can carry NUL or a lone surrogate only as a \u escape (raw control
+  // characters are malformed, invalid UTF-8 decodes to U+FFFD): look only then.
+  if (text.includes('\\u')) {
+    const bad = unstorablePath(value, 'body');
+    if (bad) throw unprocessable(`Invalid ${bad}: text ${UNSTORABLE_RULE}`);
+  }
+  return value;
 }
 
 /** Describe the first typia validation error, naming the field. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import uWS from 'uWebSockets.js';
 import { HttpError, isUnavailable, unavailable } from './errors';
+import { storable, UNSTORABLE_RULE } from './text';
 import type { Logger } from '../log';
 import { routeRecorder } from '../metrics';
 
@@ -162,14 +163,15 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
       inFlight++;
       // Everything from uReq must be read now: it is invalid after this callback returns.
       const params: string[] = [];
-      let badParam = false;
+      let badParam: Reply | null = null;
       for (let i = 0; i < nParams; i++) {
         try {
           params.push(decodeURIComponent(uReq.getParameter(i)));
         } catch {
-          badParam = true;
+          badParam = reply(400, { error: 'Malformed percent-encoding in the path' });
         }
       }
+      badParam ??= refusedInput(params, uReq.getQuery() ?? '');
       const req: Request = {
         method,
         path: uReq.getUrl(),
@@ -184,7 +186,7 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         body: EMPTY,
       };
       if (badParam) {
-        write(res, state, reply(400, { error: 'Malformed percent-encoding in the path' }));
+        write(res, state, badParam);
         finish();
         return;
       }
@@ -269,6 +271,21 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Ids and keys in paths are at most this long everywhere (so is what they name). */
+export const MAX_PATH_PARAM = 255;
+/** `%00` in a query string (decoded values can hold no lone surrogate: invalid UTF-8 becomes U+FFFD). */
+const QUERY_NUL = /%00/i;
+
+/** 422 for path parameters or a query the durable store could not hold, else null. */
+function refusedInput(params: string[], query: string): Reply | null {
+  for (const p of params) {
+    if (p.length > MAX_PATH_PARAM) return reply(422, { error: `Path parameters must be at most ${MAX_PATH_PARAM} characters` });
+    if (!storable(p)) return reply(422, { error: `Path parameters ${UNSTORABLE_RULE}` });
+  }
+  if (QUERY_NUL.test(query)) return reply(422, { error: `Query parameters ${UNSTORABLE_RULE}` });
+  return null;
+}
 
 function tooLarge(max: number): Reply {
   return reply(413, { error: `Request body exceeds ${max} bytes` });

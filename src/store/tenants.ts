@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import type { Clock } from '../clock';
 import { TtlCache } from '../domain/ttl-cache';
-import { forbidden, notFound } from '../http/errors';
+import { forbidden, notFound, unauthorized } from '../http/errors';
 import type { Principal } from '../auth/auth';
 import { DEFAULT_TENANT_ID, TENANT_ROW_TABLES } from './migrations';
 import type { AdminTenant } from '../api/wire/admin';
@@ -68,9 +68,12 @@ export class Tenants {
    * the key's own tenant (application keys), else the default tenant.
    */
   async resolve(principal: Principal, header: string): Promise<Tenant> {
-    if (!header) {
-      return principal.kind === 'application' ? this.mustGet(principal.tenantId) : this.mustGet(DEFAULT_TENANT_ID);
-    }
+    if (principal.kind === 'application') {
+      // An application key dies with its tenant: 401 at once, even while another process still has the key cached.
+      const own = await this.getById(principal.tenantId);
+      if (!own) throw unauthorized();
+      if (!header) return own;
+    } else if (!header) return this.mustGet(DEFAULT_TENANT_ID);
     const t = await this.cached(`c:${header}`, () => this.queryOne('customer_id = $1', header));
     if (!t) throw notFound(`Tenant "${header}" not found`);
     if (principal.kind === 'application' && principal.tenantId !== t.id) throw forbidden('This API key belongs to another tenant');

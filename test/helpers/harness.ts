@@ -45,6 +45,11 @@ export interface TestServer {
   event(metric: string, body: unknown, opts?: CallOptions): Promise<Res>;
   /** Flush every server of this deployment (any of their flushers may hold an entry). */
   drain(): Promise<void>;
+  /**
+   * What any change of state moves: each tenant's change stream (every script
+   * that writes appends to it), config versions, and the rows of what has none.
+   */
+  fingerprint(): Promise<string>;
 }
 
 export const START = '2026-03-10T12:00:00Z';
@@ -110,6 +115,10 @@ export async function startServer(t: Teardown, env: Record<string, string> = {},
     return { status: res.status, body: parsed, headers: res.headers };
   };
 
+  const drain = async () => {
+    for (const a of deployments.get(schema) ?? [app]) if (!a.closed) await a.flusher.drain();
+  };
+
   return {
     app, url, clock, adminKey, prefix, schema, call,
     async metrics(keys, tenant) {
@@ -124,8 +133,22 @@ export async function startServer(t: Teardown, env: Record<string, string> = {},
     event(metric, body, opts = {}) {
       return call('POST', `/v1/metrics/${metric}/event`, { ...opts, body });
     },
-    async drain() {
-      for (const a of deployments.get(schema) ?? [app]) if (!a.closed) await a.flusher.drain();
+    drain,
+    async fingerprint() {
+      // Flushed first: the flusher moves Postgres rows of earlier requests on its own time.
+      await drain();
+      const { db, redis, keys } = app.ctx;
+      const tenants = await db.query<{ slot: number; config_version: string }>('SELECT slot, config_version FROM tenants ORDER BY slot');
+      const streams = await Promise.all(tenants.rows.map(async (r) => {
+        const info = (await redis.xinfo('STREAM', keys.tenant(r.slot).stream).catch(() => [])) as unknown[];
+        const i = info.indexOf('last-generated-id');
+        return `${r.slot}:${r.config_version}:${i < 0 ? '-' : String(info[i + 1])}`;
+      }));
+      const counts = await db.query(
+        `SELECT (SELECT count(*) FROM api_keys) AS keys, (SELECT count(*) FROM webhooks) AS webhooks,
+                (SELECT count(*) FROM streak_pauses) AS pauses, (SELECT count(*) FROM users) AS users`,
+      );
+      return JSON.stringify([streams, counts.rows[0]]);
     },
   };
 }

@@ -55,7 +55,7 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
       pattern: '/admin/v1/application-api-keys',
       body: true,
       handler: async (req) => {
-        await identifyAdmin(ctx, req);
+        const tenant = await identifyAdmin(ctx, req);
         const { items, issues } = parseBatch(jsonBody(req), validateUpdate);
         const updated = await tx(ctx.db, async (c) => {
           const out: UpdatedKey[] = [];
@@ -63,8 +63,8 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
             const id = item.id.toLowerCase();
             const [rate, burst] = limitColumns(item.rateLimit);
             const { rows } = await c.query<{ prefix: string; user_id: string }>(
-              `UPDATE api_keys SET rate_limit = $2, rate_burst = $3 WHERE kind = 'application' AND id = $1 RETURNING prefix, user_id`,
-              [id, rate, burst],
+              `UPDATE api_keys SET rate_limit = $2, rate_burst = $3 WHERE kind = 'application' AND id = $1 AND tenant_id = $4 RETURNING prefix, user_id`,
+              [id, rate, burst, tenant.id],
             );
             if (rows[0]) out.push({ id, userId: rows[0].user_id, prefix: rows[0].prefix, rateLimit: limitJson(rate, burst) });
             else issues.push(issueFor(id, 'Application API key not found'));
@@ -82,11 +82,11 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
       method: 'del',
       pattern: '/admin/v1/application-api-keys',
       handler: async (req) => {
-        await identifyAdmin(ctx, req);
+        const tenant = await identifyAdmin(ctx, req);
         const ids = idsParam(req.query);
         const { rows } = await ctx.db.query<{ id: string; prefix: string }>(
-          `DELETE FROM api_keys WHERE kind = 'application' AND id = ANY($1::uuid[]) RETURNING id, prefix`,
-          [ids],
+          `DELETE FROM api_keys WHERE kind = 'application' AND id = ANY($1::uuid[]) AND tenant_id = $2 RETURNING id, prefix`,
+          [ids, tenant.id],
         );
         for (const r of rows) {
           ctx.auth.forget(r.prefix);

@@ -33,6 +33,10 @@ export function page(q: URLSearchParams): { limit: number; skip: number } {
   return { limit: intParam(q, 'limit', 10, 1, 100), skip: intParam(q, 'skip', 0, 0, 1_000_000_000) };
 }
 
-/** Keys of metrics, attributes and the like. */
-export const KEY_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
-export const KEY_RULE = 'Key may contain only letters, digits, hyphens and underscores (at most 100)';
+/**
+ * Keys of metrics, attributes and the like. `__proto__` is refused: keys
+ * become property names in JSON responses and filters, where that one name
+ * would be swallowed instead of stored.
+ */
+export const KEY_PATTERN = /^(?!__proto__$)[A-Za-z0-9_-]{1,100}$/;
+export const KEY_RULE = 'Key may contain only letters, digits, hyphens and underscores (at most 100), and may not be __proto__';

@@ -93,6 +93,8 @@ export function tenantRoutes(ctx: Ctx): Route[] {
           if (!t) issues.push(issueFor(id, 'Tenant not found'));
           else deleted.push(t);
         }
+        // Here at once (the broadcast reaches this process a moment later too): the tenant's keys answer 401 from now on.
+        ctx.tenants.forget();
         await ctx.broadcast('tenants');
         // The rows are gone (and with them every config object); now drop the hot state.
         for (const t of deleted) {

@@ -21,7 +21,8 @@ function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
 /** `userAttributes=plan:pro,region:eu` → pairs (400 when malformed). */
 export function attributeQuery(q: URLSearchParams): Record<string, string> {
   const raw = q.get('userAttributes');
-  const out: Record<string, string> = {};
+  // No prototype: a `__proto__` pair is an ordinary (unknown) key here.
+  const out: Record<string, string> = Object.create(null);
   if (!raw) return out;
   for (const part of raw.split(',')) {
     const i = part.indexOf(':');

@@ -5,7 +5,8 @@ import type { tags } from 'typia';
 // and the `laurel/client` package is typed by them, so the three agree.
 // (Type-only: nothing here exists at run time.)
 
-export type IsoDate = string & tags.Format<'date'>;
+/** A calendar date, years 1900 to 2999 (MIN_YEAR..MAX_YEAR in src/domain/time.ts). */
+export type IsoDate = string & tags.Format<'date'> & tags.Pattern<'^(19|2[0-9])[0-9]{2}-'>;
 export type IsoDateTime = string & tags.Format<'date-time'>;
 type Int = number & tags.Type<'int32'>;
 
