@@ -453,7 +453,7 @@ export class Flusher {
         await c.query(
           `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, event_id, awarded, total, at, local_date, boosts)
            SELECT x.id, $1, x.u, x.s, x.t, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
-           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, e uuid, a integer, tot integer, at bigint, d date, bo jsonb)
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, e uuid, a numeric, tot numeric, at bigint, d date, bo jsonb)
            ON CONFLICT (id) DO NOTHING`,
           [t.id, JSON.stringify(awards)],
         );
