@@ -38,6 +38,8 @@ import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
 import { openApiRoutes } from './api/openapi/route';
+import { DeadLetters } from './store/dead-letters';
+import { deadLetterRoutes } from './api/admin/dead-letters';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -119,7 +121,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     pollMs: config.webhookPollMs,
     retentionMs: config.webhookRetentionDays * 86_400_000,
   });
-  const newFlusher = () => new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()));
+  const deadLetters = new DeadLetters(db, clock, log);
+  const newFlusher = () =>
+    new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()), deadLetters);
   const flusher = newFlusher();
   // More consumers of the same streams, each with its own name (only with the background role).
   const moreFlushers = roles.background ? Array.from({ length: roles.flushers! - 1 }, newFlusher) : [];
@@ -132,7 +136,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
   const routes: Route[] = roles.http
     ? [
-        ...healthRoutes(ctx, flusher),
+        ...healthRoutes(ctx, flusher, deadLetters),
         ...prometheusRoutes(config),
         ...eventRoutes(ctx),
         ...userRoutes(ctx),
@@ -149,6 +153,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
+        ...deadLetterRoutes(ctx, flusher, deadLetters),
         ...openApiRoutes(),
       ]
     : [];

@@ -186,6 +186,13 @@ export const webhookDeliveries = new Counter({
   registers: [registry],
 });
 
+/** Change records the flusher moved to the dead-letter table (Postgres refused them for good). */
+export const deadLettered = new Counter({
+  name: 'laurel_flusher_dead_letters_total',
+  help: 'Change records Postgres refused for good (a data error), moved to the dead_letters table instead of blocking their stream',
+  registers: [registry],
+});
+
 // Known label values start at zero, so rates and alerts work before the first occurrence.
 for (const o of ['ok', 'failed']) schedulerRuns.labels(o).inc(0);
 for (const o of ['delivered', 'retry', 'dead']) webhookDeliveries.labels(o).inc(0);

@@ -8,6 +8,8 @@ import { awardId, ScriptPoints } from '../domain/points';
 import { derivedId } from '../domain/ids';
 import type { ScriptBoard } from '../domain/leaderboards';
 import type { Tenant, Tenants } from './tenants';
+import { DeadLetters, isPermanent, UnreadableRecord } from './dead-letters';
+import { systemClock } from '../clock';
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -131,6 +133,7 @@ export class Flusher {
     /** How long another consumer's unacknowledged entries wait before we take them over. */
     private readonly claimIdleMs = 30_000,
     private readonly hook: BatchHook | null = null,
+    private readonly deadLetters: DeadLetters = new DeadLetters(db, systemClock, log),
   ) {}
 
   /** Entries not yet in Postgres, and the age of the oldest (seconds), over every tenant. */
@@ -257,7 +260,7 @@ export class Flusher {
       return from === '0' ? this.flushTenant(t) : this.claimStale(t, stream);
     }
     this.pending.add(t.slot);
-    await this.write(t, entries);
+    await this.writeOrSetAside(t, entries);
     const ids = entries.map((e) => e[0]);
     await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
     if (from === '>') this.pending.delete(t.slot);
@@ -277,11 +280,38 @@ export class Flusher {
     const live = entries.filter((e) => e[1] !== null);
     if (live.length === 0) return 0;
     this.pending.add(t.slot);
-    await this.write(t, live);
+    await this.writeOrSetAside(t, live);
     const ids = live.map((e) => e[0]);
     await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
     this.pending.delete(t.slot);
     return live.length;
+  }
+
+  /**
+   * Write a batch; when Postgres refuses it for good (a data error, see
+   * isPermanent), halve it until the refused records stand alone, write the
+   * rest, and move each refused one to the dead letters. The caller then
+   * acknowledges the whole batch. Halving finds one bad record among 500 in
+   * about 18 transactions, where one by one would take 500. Records stay in
+   * stream order, and every write is idempotent and versioned, so the halves
+   * land as the whole batch would have. Any other error (an outage) throws,
+   * and the batch is retried as before, dead letters included.
+   */
+  private async writeOrSetAside(t: Tenant, entries: StreamEntry[]): Promise<void> {
+    try {
+      await this.write(t, entries);
+    } catch (err) {
+      if (!isPermanent(err)) throw err;
+      if (entries.length === 1) return this.deadLetters.add(t, entries[0]![0], entries[0]![1], err);
+      const half = Math.ceil(entries.length / 2);
+      await this.writeOrSetAside(t, entries.slice(0, half));
+      await this.writeOrSetAside(t, entries.slice(half));
+    }
+  }
+
+  /** Write one record again (a dead letter's replay), through the same code as any batch; throws what Postgres says. */
+  replay(t: Tenant, streamId: string, fields: string[]): Promise<void> {
+    return this.write(t, [[streamId, fields]]);
   }
 
   private async write(t: Tenant, entries: StreamEntry[]): Promise<void> {
@@ -347,7 +377,7 @@ export class Flusher {
       u.updated = Math.max(u.updated, at);
     };
     const records: ChangeRecord[] = [];
-    for (const [entryId, flat] of entries) {
+    const collect = (entryId: string, flat: string[]) => {
       const f = fieldMap(flat);
       records.push(f);
       const ver = streamVersion(entryId);
@@ -366,6 +396,14 @@ export class Flusher {
         collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
         collectPeriods(f.stk, f.u!);
         collectFields(f.uf, f.u!, ver);
+      }
+    };
+    for (const [entryId, flat] of entries) {
+      try {
+        collect(entryId, flat);
+      } catch (err) {
+        // Malformed JSON or a missing field: no retry will parse it.
+        throw new UnreadableRecord(`Unreadable change record ${entryId}: ${(err as Error).message}`);
       }
     }
     const derived = await tx(this.db, async (c) => {

@@ -6,6 +6,7 @@ import type {
   FreezesBody, FreezesResponse, IdsQuery, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger,
   PausesBody, RestoreBody, UpdatedKey, UpdateKey, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
   AdminWebhook, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields,
+  DeadLetter, DeadLetterReplayed,
 } from '../wire/admin';
 import type { Operation, Unit } from './document';
 
@@ -148,6 +149,34 @@ export const adminOperations: Operation[] = [
     tag: 'Admin: webhooks', auth: admin, summary: 'Send one webhook delivery again',
     description: 'Whatever its state, it is queued now with a fresh retry budget.',
     responses: { 200: { description: 'The delivery, pending again', schema: typia.json.schema<WebhookDelivery>() } },
+  },
+
+  {
+    method: 'get', path: '/admin/v1/dead-letters', operationId: 'admin_dead_letters_list', tag: 'Admin: dead letters', auth: admin,
+    summary: 'List change records Postgres refused',
+    description:
+      'Records the flusher could not write for good (a data error, not an outage) and set aside so the rest of their batch was written. ' +
+      'While any exist, /readyz reports the flusher as degraded.',
+    query: list,
+    responses: { 200: { description: 'A page of dead letters, newest first', schema: typia.json.schema<DeadLetter[]>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/dead-letters/:id', operationId: 'admin_dead_letters_get', tag: 'Admin: dead letters', auth: admin,
+    summary: 'Get a dead letter',
+    responses: { 200: { description: 'The dead letter, with its record and error', schema: typia.json.schema<DeadLetter>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/dead-letters/:id/replay', operationId: 'admin_dead_letters_replay', tag: 'Admin: dead letters', auth: admin,
+    summary: 'Write a dead letter to Postgres again',
+    description: 'After fixing the cause. On success the dead letter is removed; if Postgres still refuses it, 422 with the error (kept on the dead letter).',
+    responses: { 200: { description: 'Written; the dead letter is gone', schema: typia.json.schema<DeadLetterReplayed>() } },
+  },
+  {
+    method: 'del', path: '/admin/v1/dead-letters', operationId: 'admin_dead_letters_delete', tag: 'Admin: dead letters', auth: admin,
+    summary: 'Discard dead letters (by id)',
+    description: 'Their records are never written.',
+    query: ids,
+    responses: { 200: { description: 'What was discarded, and ids not found', schema: deleted } },
   },
 
   {

@@ -541,3 +541,31 @@ export interface Redelivered {
   /** How many dead deliveries were queued again. */
   redelivered: Int;
 }
+
+// ---- dead letters ----
+
+/**
+ * A change record Postgres refused for good (a data error), kept out of its
+ * stream so the rest of the tenant's records are written.
+ */
+export interface DeadLetter {
+  id: string;
+  /** The change stream entry's id; also its version, so a late replay never overwrites newer data. */
+  streamId: string;
+  /** The record's fields as the scripts wrote them; a value holding a NUL character as `{"base64": …}` of its UTF-8. */
+  record: Record<string, string | { base64: string }>;
+  /** Why Postgres refused it (at the last attempt). */
+  error: string;
+  /** Postgres's SQLSTATE (null: the record could not be parsed at all). */
+  sqlstate: string | null;
+  firstFailedAt: IsoDateTime;
+  lastFailedAt: IsoDateTime;
+  /** Replays tried that failed. */
+  replays: Int;
+}
+
+export interface DeadLetterReplayed {
+  id: string;
+  /** Written to Postgres; the dead letter is gone. */
+  replayed: true;
+}
