@@ -190,6 +190,28 @@ t.test('webhook endpoints through the typed client', async (t) => {
   t.same(await hooks.list(), []);
 });
 
+t.test('dead letters through the typed client', async (t) => {
+  const s = await startServer(t);
+  const laurel = new Laurel({ apiKey: s.adminKey, baseUrl: s.url });
+  await laurel.admin.metrics.create([{ key: 'm', name: 'M' }]);
+  await s.app.ctx.db.query(`ALTER TABLE events ADD CONSTRAINT no_poison CHECK (user_id <> 'poison')`);
+  await laurel.events.send('m', { user: { id: 'poison' }, value: 1 });
+  await s.drain();
+
+  const dead = laurel.admin.deadLetters;
+  const list = await dead.list({ limit: 10 });
+  described(t, 'dead letter list', typia.validateEquals<W.DeadLetter[]>(list));
+  t.equal(list.length, 1);
+  described(t, 'a dead letter', typia.validateEquals<W.DeadLetter>(await dead.get(list[0]!.id)));
+  const refused = await dead.replay(list[0]!.id).catch((e: unknown) => e);
+  t.ok(refused instanceof LaurelError);
+  t.match(refused, { status: 422, message: /no_poison/ });
+  await s.app.ctx.db.query('ALTER TABLE events DROP CONSTRAINT no_poison');
+  described(t, 'a replay', typia.validateEquals<W.DeadLetterReplayed>(await dead.replay(list[0]!.id)));
+  described(t, 'discarded', typia.validateEquals<W.Deleted>(await dead.delete([list[0]!.id])));
+  t.same(await dead.list(), []);
+});
+
 t.test('the package export is typed for consumers', async (t) => {
   // A consumer compiled with Node's own module resolution imports `laurel/client` by name;
   // its deliberate misuse must be a type error (or the types are not there).
