@@ -9,7 +9,7 @@ import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { reportFlusherLag, webhookDeliveries } from './metrics';
+import { reportDeadLetters, reportFlusherLag, webhookDeliveries } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
@@ -129,6 +129,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const moreFlushers = roles.background ? Array.from({ length: roles.flushers! - 1 }, newFlusher) : [];
   // Every process reports the lag (read from Redis, so the same wherever it is read; scrapes take the largest).
   const stopLagReport = reportFlusherLag(() => flusher.lag());
+  const stopDeadLetterReport = reportDeadLetters(() => deadLetters.count());
   // Created in every process, started only with the background role. An HTTP-only
   // process never sends webhooks: the dispatcher is kicked by the flusher's
   // deriver, which runs in the background process alongside its own dispatcher
@@ -185,6 +186,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       if (closed) return;
       closed = true;
       stopLagReport();
+      stopDeadLetterReport();
       await http?.close(8_000);
       await scheduler.stop();
       for (const f of [flusher, ...moreFlushers]) await f.stop();

@@ -239,3 +239,26 @@ export function reportFlusherLag(source: LagSource): () => void {
     if (lagSource === source) lagSource = null;
   };
 }
+
+// Dead letters waiting, read from Postgres at each scrape: the counter above
+// restarts with the process, this shows what still needs an operator.
+let deadLetterSource: (() => Promise<number>) | null = null;
+new Gauge({
+  name: 'laurel_flusher_dead_letters',
+  help: 'Change records set aside by the flusher and not yet replayed or discarded, over every tenant',
+  registers: [registry],
+  // Every process reads the same table.
+  aggregator: 'max',
+  async collect() {
+    const n = deadLetterSource ? await deadLetterSource().catch(() => null) : null; // Postgres away: keep the last value
+    if (n !== null) this.set(n);
+  },
+});
+
+/** Report the dead letters waiting on scrapes; returns the function that stops it. */
+export function reportDeadLetters(source: () => Promise<number>): () => void {
+  deadLetterSource = source;
+  return () => {
+    if (deadLetterSource === source) deadLetterSource = null;
+  };
+}

@@ -6,12 +6,14 @@ import { sharedRedis, startServer, TestServer } from './helpers/harness';
 // tenant: it is set aside (a dead letter), everything else is written, and
 // an operator sees it, replays it once the cause is fixed, or discards it.
 
-/** The counter's value in a scrape of /metrics. */
-async function deadLetteredTotal(s: TestServer): Promise<number> {
+/** A sample's value in a scrape of /metrics. */
+async function scraped(s: TestServer, name: string): Promise<number> {
   const text = await (await fetch(`${s.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('laurel_flusher_dead_letters_total '));
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return Number(line?.split(' ')[1] ?? NaN);
 }
+const deadLetteredTotal = (s: TestServer) => scraped(s, 'laurel_flusher_dead_letters_total');
+const waiting = (s: TestServer) => scraped(s, 'laurel_flusher_dead_letters');
 
 /** The user's metric total as Postgres has it (event summaries read the flushed events). */
 async function flushedTotal(s: TestServer, user: string): Promise<number> {
@@ -38,6 +40,7 @@ t.test('a refused record is set aside; the rest of its batch lands; replay after
   const degraded = await ready(s);
   t.match(degraded, { status: 'ok', flusher: 'degraded', deadLetters: 1 }, '/readyz says so, and stays 200');
   t.equal(await deadLetteredTotal(s), countedBefore + 1, '/metrics counts it');
+  t.equal(await waiting(s), 1, 'and shows it waiting');
 
   const list = await s.call('GET', '/admin/v1/dead-letters');
   t.equal(list.status, 200);
@@ -60,6 +63,8 @@ t.test('a refused record is set aside; the rest of its batch lands; replay after
   t.same((await s.call('GET', '/admin/v1/dead-letters')).body, [], 'and no longer a dead letter');
   t.equal((await s.call('GET', `/admin/v1/dead-letters/${dl.id}`)).status, 404);
   t.match(await ready(s), { status: 'ok', flusher: 'ok', deadLetters: 0 });
+  t.equal(await waiting(s), 0);
+  t.equal(await deadLetteredTotal(s), countedBefore + 1, 'the counter keeps counting what happened');
   t.equal((await s.call('POST', `/admin/v1/dead-letters/${dl.id}/replay`)).status, 404);
 });
 
