@@ -101,6 +101,11 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     broadcast: async (msg) => {
       await redis.publish(keys.channel, msg);
     },
+    // The flusher is built below (it needs ctx); these run only once requests do.
+    durable: {
+      through: (tenant, id) => flusher.flushThrough(tenant, id),
+      all: (tenant) => flusher.flushAll(tenant),
+    },
   };
 
   await sub.subscribe(keys.channel);

@@ -77,6 +77,8 @@ interface UserRow {
 }
 
 const BATCH = 500;
+/** Serialization failure and deadlock: a retry goes through. */
+const RETRYABLE = new Set(['40001', '40P01']);
 
 /** One change record, field by field, as the scripts wrote it. */
 export type ChangeRecord = Record<string, string | undefined>;
@@ -116,6 +118,8 @@ export class Flusher {
   private running: Promise<void> | null = null;
   private stopped = false;
   private readonly pending = new Set<number>();
+  /** Each tenant's last flushThrough, so the next one waits for it. */
+  private readonly throughs = new Map<number, Promise<void>>();
   /** Cycles never overlap: an entry read by one must be committed before another looks. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -200,6 +204,51 @@ export class Flusher {
   async drain(): Promise<void> {
     this.tenantsAt = 0;
     while ((await this.exclusive(() => this.cycle())) > 0);
+  }
+
+  /**
+   * Write every record of the tenant's stream up to and including `id` now,
+   * outside the consumer group (read your writes: a read from Postgres must
+   * not wait for the flusher's lag). The consumers may hold some of the same
+   * records: every write is idempotent and versioned, so writing one twice
+   * changes nothing, and acknowledging it twice is harmless. Calls for one
+   * tenant run one after another, so concurrent reads of a busy tenant do
+   * not write the same records side by side; a later one mostly finds its
+   * records written already.
+   */
+  flushThrough(t: Tenant, id: string): Promise<void> {
+    const run = (this.throughs.get(t.slot) ?? Promise.resolve()).then(() => this.writeThrough(t, id));
+    const settled = run.catch(() => undefined);
+    this.throughs.set(t.slot, settled);
+    void settled.then(() => {
+      if (this.throughs.get(t.slot) === settled) this.throughs.delete(t.slot);
+    });
+    return run;
+  }
+
+  /** Write every record acknowledged so far for the tenant (reads over many users). */
+  async flushAll(t: Tenant): Promise<void> {
+    const last = await this.redis.xrevrange(this.keys.tenant(t.slot).stream, '+', '-', 'COUNT', 1);
+    if (last[0]) await this.flushThrough(t, last[0][0]);
+  }
+
+  private async writeThrough(t: Tenant, id: string): Promise<void> {
+    const stream = this.keys.tenant(t.slot).stream;
+    for (;;) {
+      const entries = ((await this.redis.xrange(stream, '-', id, 'COUNT', BATCH)) as StreamEntry[]).filter((e) => e[1] !== null);
+      if (entries.length === 0) return;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.writeOrSetAside(t, entries);
+          break;
+        } catch (err) {
+          // Side by side with the consumers, a deadlock is possible (and retrying resolves it).
+          if (attempt >= 3 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+        }
+      }
+      const ids = entries.map((e) => e[0]);
+      await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
+    }
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {

@@ -122,7 +122,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       method: 'get',
       pattern: '/v1/users/:id/leaderboards/:key',
       handler: async (req) => {
-        const u = await readUser(ctx, req);
+        const u = await readUser(ctx, req, { postgres: true });
         const b = visible(u.cfg, req.params[1]!, req);
         const run = runOf(b, req);
         const numEvents = intParam(req.query, 'numEvents', 10, 0, 100);

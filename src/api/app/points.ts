@@ -50,7 +50,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/users/:id/points/:key',
       handler: async (req) => {
         const n = intParam(req.query, 'awards', 10, 1, 100);
-        const u = await readUser(ctx, req);
+        const u = await readUser(ctx, req, { postgres: true });
         const s = systemOf(u.cfg, req.params[1]!);
         const held = u.fields.get(pointsField(s.slot));
         const total = Number(held ?? 0);
@@ -89,7 +89,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       method: 'get',
       pattern: '/v1/users/:id/points/:key/event-summary',
       handler: async (req) => {
-        const u = await readUser(ctx, req);
+        const u = await readUser(ctx, req, { postgres: true });
         const s = systemOf(u.cfg, req.params[1]!);
         return reply(200, await eventSummary(ctx.db, POINTS_AWARDS, u.tenant.id, u.id, s.id, req.query));
       },
@@ -138,6 +138,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/summary',
       handler: async (req) => {
         const { tenant, system } = await systemFor(req);
+        await ctx.durable.all(tenant);
         const totals = await userTotals(ctx.db, tenant.id, system.id, attributeQuery(req.query));
         return reply(200, histogram(totals));
       },
@@ -147,6 +148,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/level-summary',
       handler: async (req) => {
         const { tenant, system } = await systemFor(req);
+        await ctx.durable.all(tenant);
         const totals = await userTotals(ctx.db, tenant.id, system.id, {});
         const counts = new Map<string, number>();
         for (const t of totals) {
