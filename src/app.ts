@@ -37,6 +37,7 @@ import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
+import { adminUserRoutes } from './api/admin/users';
 import { openApiRoutes } from './api/openapi/route';
 
 /**
@@ -149,6 +150,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
+        ...adminUserRoutes(ctx),
         ...openApiRoutes(),
       ]
     : [];

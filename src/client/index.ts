@@ -11,6 +11,7 @@ import type {
   FreezesResponse, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, PausesBody, RestoreBody,
   RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdatedKey, UpdateKey, UpdateMetric, UpdateTenant,
   AdminWebhook, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields, WebhookWithSecret,
+  ErasedUser, UserExport,
 } from '../api/wire/admin';
 
 export type * from '../api/wire/app';
@@ -234,6 +235,13 @@ export class Laurel {
         this.send('POST', path`/admin/v1/webhooks/deliveries/${deliveryId}/redeliver`),
       /** Send every dead delivery of an endpoint again. */
       redeliverDead: (id: string): Promise<Redelivered> => this.send('POST', path`/admin/v1/webhooks/${id}/redeliver`),
+    },
+    /** Privacy requests about one user. */
+    users: {
+      /** Erase the user and everything held about them; repeating it answers the same. */
+      erase: (id: string): Promise<ErasedUser> => this.send('DELETE', path`/admin/v1/users/${id}`),
+      /** Everything held about the user, as one document. */
+      export: (id: string): Promise<UserExport> => this.send('GET', path`/admin/v1/users/${id}/export`),
     },
   };
 }
