@@ -151,6 +151,13 @@ export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promi
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** A delivery's payload as the user may see it: of a leaderboard's rankings, only their own. */
+function ownPart(payload: Record<string, unknown>, userId: string): Record<string, unknown> {
+  const board = payload.leaderboard as { rankings?: unknown } | undefined;
+  if (!board || !Array.isArray(board.rankings)) return payload;
+  return { ...payload, leaderboard: { ...board, rankings: board.rankings.filter((r: { userId?: string }) => r.userId === userId) } };
+}
+
 /**
  * Everything held about a user, as one document: the live state from Redis
  * (profile, totals, streak, leaderboard positions) and the durable record
@@ -301,7 +308,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
     apiKeys: keys.map((k) => ({ id: k.id, prefix: k.prefix, created: k.created.toISOString() })),
     webhookDeliveries: deliveries.map((d) => ({
       id: d.id, webhookId: d.webhook_id, type: d.type, status: d.status, created: d.created.toISOString(), deliveredAt: iso(d.delivered_at),
-      payload: JSON.parse(d.payload) as Record<string, unknown>,
+      payload: ownPart(JSON.parse(d.payload) as Record<string, unknown>, userId),
     })),
   };
 }
