@@ -35,6 +35,18 @@ async function postgresMentions(schema: string, needle: string): Promise<string[
   }
 }
 
+/** The `payload` column of a query's rows. */
+async function query(schema: string, sql: string): Promise<string[]> {
+  const c = new Client({ connectionString: DATABASE_URL });
+  await c.connect();
+  try {
+    await c.query(`SET search_path TO "${schema}"`);
+    return (await c.query<{ payload: string }>(sql)).rows.map((r) => r.payload);
+  } finally {
+    await c.end();
+  }
+}
+
 /** Every Redis key under `prefix` holding `needle` in its name, a field, a member or a value. */
 async function redisMentions(r: RedisClient, prefix: string, needle: string): Promise<string[]> {
   const found: string[] = [];
@@ -140,6 +152,9 @@ t.test('erasing a user removes them everywhere; only a tombstone stays', async (
   };
   t.same(await rarity(), { big: [1, 50], hello: [2, 100] });
   t.ok((await postgresMentions(s.schema, victim)).length > 5, 'Postgres held the user in many places');
+  t.same((await postgresMentions(s.schema, 'Victim')).sort(), ['user_state.fields', 'users.name', 'webhook_deliveries.payload'], 'their name: in the profile, and the outbox');
+  const snapshots = await query(s.schema, `SELECT payload FROM webhook_deliveries WHERE type = 'leaderboard.changed'`);
+  t.ok(snapshots.some((p) => p.includes(victim)), 'leaderboard snapshots in the outbox rank them');
 
   // One more event, still in the change stream when the erasure comes (the
   // flusher is held back): it must not come back when it is flushed.
@@ -168,6 +183,10 @@ t.test('erasing a user removes them everywhere; only a tombstone stays', async (
 
   // Nothing names them: not Postgres (the tombstone is a hash), not Redis.
   t.same(await postgresMentions(s.schema, victim), [], 'no Postgres column holds the user id');
+  t.same(await postgresMentions(s.schema, 'Victim'), [], 'nor their name (leaderboard snapshots in the outbox lost their line)');
+  const kept = await query(s.schema, `SELECT payload FROM webhook_deliveries WHERE type = 'leaderboard.changed'`);
+  t.equal(kept.length, snapshots.length, 'the snapshots are still sent, without them');
+  t.ok(kept.every((p) => JSON.parse(p).leaderboard.rankings.some((r: { userId: string }) => r.userId === keeper)));
   const r = await sharedRedis(t);
   t.same(await redisMentions(r, s.prefix, victim), [], 'no Redis key, field, member or value holds the user id');
   t.same(await redisMentions(r, s.prefix, 'Victim'), [], 'nor their name');
