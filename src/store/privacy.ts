@@ -37,6 +37,20 @@ const ABOUT_USER = `(payload::jsonb -> 'user' ->> 'id') = $2`;
 const RANKS_USER = `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(payload::jsonb -> 'leaderboard' -> 'rankings') = 'array'
   THEN payload::jsonb -> 'leaderboard' -> 'rankings' ELSE '[]'::jsonb END) AS r WHERE r ->> 'userId' = $2)`;
 
+/** Whether any Postgres row belongs to the user. */
+async function heldInPostgres(ctx: Ctx, tenant: Tenant, userId: string): Promise<boolean> {
+  const where = 'WHERE tenant_id = $1 AND user_id = $2';
+  const checks = [
+    'SELECT 1 FROM users WHERE tenant_id = $1 AND id = $2',
+    ...USER_TABLES.map((table) => `SELECT 1 FROM ${table} ${where}`),
+    `SELECT 1 FROM api_keys ${where} AND kind = 'application'`,
+    `SELECT 1 FROM points_boosts ${where}`,
+    `SELECT 1 FROM webhook_deliveries WHERE tenant_id = $1 AND (${ABOUT_USER} OR ${RANKS_USER})`,
+  ];
+  const { rows } = await ctx.db.query<{ held: boolean }>(`SELECT ${checks.map((c) => `EXISTS (${c})`).join(' OR ')} AS held`, [tenant.id, userId]);
+  return rows[0]!.held;
+}
+
 /** The user's used idempotency keys: flushed ones from Postgres, the rest from the tenant's change stream. */
 async function idempotencyMembers(ctx: Ctx, tenant: Tenant, userId: string): Promise<{ bucket: number; member: string }[]> {
   const seen = new Map<string, { bucket: number; member: string }>();
@@ -69,6 +83,8 @@ async function idempotencyMembers(ctx: Ctx, tenant: Tenant, userId: string): Pro
  * Erase everything held about a user of a tenant, in Redis and Postgres, and
  * record a tombstone (hash and time only). Idempotent: erasing again answers
  * the first erasure's time; an id never seen (and never erased) is a 404.
+ * Either of those changes nothing. Should Postgres fail after Redis was
+ * erased, the request fails (503) and a retry finishes the job.
  *
  * Order matters. Redis first, in one script call that also appends a marker
  * to the change stream; then one Postgres transaction that locks the tenant
@@ -81,6 +97,13 @@ async function idempotencyMembers(ctx: Ctx, tenant: Tenant, userId: string): Pro
  */
 export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promise<ErasedUser> {
   const tk = ctx.keys.tenant(tenant.slot);
+  const hash = erasureHash(tenant.id, userId);
+  // Nothing held (never seen, or erased already): answer without touching anything.
+  if (!(await ctx.redis.exists(tk.user(userId))) && !(await heldInPostgres(ctx, tenant, userId))) {
+    const prior = await ctx.db.query<{ erased_at: Date }>('SELECT erased_at FROM user_erasures WHERE tenant_id = $1 AND user_hash = $2', [tenant.id, hash]);
+    if (!prior.rows[0]) throw notFound(`User "${userId}" not found`);
+    return { id: userId, erased: true, erasedAt: prior.rows[0].erased_at.toISOString() };
+  }
   const boards: string[] = [];
   await scanKeys(ctx.redis, `${tk.boardPrefix}*`, async (keys) => {
     boards.push(...keys);
@@ -93,7 +116,6 @@ export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promi
   )) as [number, string];
   const [ms, seq] = marker.split('-');
   const ver = (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
-  const hash = erasureHash(tenant.id, userId);
   const now = new Date(ctx.clock.now());
 
   const out = await tx(ctx.db, async (c) => {
