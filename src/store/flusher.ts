@@ -294,7 +294,9 @@ export class Flusher {
       const live = await c.query({ name: 'flush-tenant-lock', text: 'SELECT 1 FROM tenants WHERE id = $1 FOR KEY SHARE', values: [t.id] });
       if (!live.rowCount) return null;
       // Records of a user erased after they were written are dropped (the
-      // erasure locked this tenant row to delete what was flushed before).
+      // erasure locks this tenant row to delete what was flushed before). A
+      // statement of its own, after the lock: one taking the lock too would
+      // read the tombstones as of before an erasure it waited for.
       const kept = await keptAfterErasures(c, t.id, entries);
       if (kept) batch = collect(kept);
       const { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records } = batch;
