@@ -291,3 +291,28 @@ t.test('an export holds everything about the user, for their tenant only', async
   t.equal((await s.call('GET', '/admin/v1/users/nobody/export')).status, 404);
   t.equal((await s.call('GET', `/v1/users/${u}`)).status, 200, 'another tenant\'s erase touched nothing here');
 });
+
+t.test("records another flusher had read before the erasure are not written after it", async (t) => {
+  const s = await startServer(t, { FLUSH_CLAIM_MS: '100' });
+  await s.metrics(['steps']);
+  const u = `late-${randomBytes(4).toString('hex')}`;
+  t.equal((await s.event('steps', { user: { id: u }, value: 1 })).status, 201);
+  await s.drain();
+  await s.app.flusher.stop();
+  t.equal((await s.event('steps', { user: { id: u }, value: 2 }, { headers: { 'Idempotency-Key': 'late' } })).status, 201);
+  // Another process's flusher reads the record, then dies before writing it.
+  const r = await sharedRedis(t);
+  const stream = s.app.ctx.keys.tenant(0).stream;
+  const read = (await r.xreadgroup('GROUP', 'flush', 'dead-consumer', 'COUNT', 10, 'STREAMS', stream, '>')) as [string, [string, string[]][]][];
+  t.equal(read[0]![1].length, 1);
+  // Long idle (as if it died an hour ago), so the next flush takes it over.
+  await r.xclaim(stream, 'flush', 'dead-consumer', 0, read[0]![1][0]![0], 'IDLE', 3_600_000);
+
+  t.equal((await s.call('DELETE', `/admin/v1/users/${u}`)).status, 200);
+  await s.drain();
+  t.equal(await r.xlen(stream), 0, 'the record was taken over and acknowledged');
+  t.same(await postgresMentions(s.schema, u), [], 'but not written');
+  t.equal((await s.call('GET', `/v1/users/${u}`)).status, 404);
+  const again = await s.event('steps', { user: { id: u }, value: 5 }, { headers: { 'Idempotency-Key': 'late' } });
+  t.same([again.status, again.body.total], [201, 5], 'a new user, whose key is unused');
+});
