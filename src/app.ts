@@ -37,6 +37,7 @@ import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
+import { adminUserRoutes } from './api/admin/users';
 import { openApiRoutes } from './api/openapi/route';
 import { DeadLetters } from './store/dead-letters';
 import { deadLetterRoutes } from './api/admin/dead-letters';
@@ -160,6 +161,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
         ...deadLetterRoutes(ctx, flusher, deadLetters),
+        ...adminUserRoutes(ctx),
         ...openApiRoutes(),
       ]
     : [];

@@ -117,3 +117,16 @@ t.test('dead letters belong to their tenant', async (t) => {
   t.equal((await s.call('POST', `/admin/v1/dead-letters/${dl.id}/replay`)).status, 404, 'nor replays them');
   t.match(await ready(s), { flusher: 'degraded', deadLetters: 1 }, '/readyz counts every tenant');
 });
+
+t.test("erasing a user removes their dead letters too", async (t) => {
+  const s = await startServer(t);
+  await s.metrics(['m']);
+  await s.app.ctx.db.query(`ALTER TABLE events ADD CONSTRAINT refuse_two CHECK (user_id NOT IN ('poison', 'other'))`);
+  for (const u of ['poison', 'other']) t.equal((await s.event('m', { user: { id: u }, value: 2 })).status, 201);
+  await s.drain();
+  t.equal((await s.call('GET', '/admin/v1/dead-letters')).body.length, 2);
+  t.equal((await s.call('DELETE', '/admin/v1/users/poison')).status, 200);
+  const left = (await s.call('GET', '/admin/v1/dead-letters')).body;
+  t.equal(left.length, 1, "only the other user's is left");
+  t.notOk(JSON.stringify(left).includes('poison'));
+});

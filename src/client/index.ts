@@ -12,6 +12,7 @@ import type {
   RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdatedKey, UpdateKey, UpdateMetric, UpdateTenant,
   AdminWebhook, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields, WebhookWithSecret,
   DeadLetter, DeadLetterReplayed,
+  ErasedUser, UserExport,
 } from '../api/wire/admin';
 
 export type * from '../api/wire/app';
@@ -245,6 +246,13 @@ export class Laurel {
       replay: (id: string): Promise<DeadLetterReplayed> => this.send('POST', path`/admin/v1/dead-letters/${id}/replay`),
       /** Discard: the records are never written. */
       delete: (ids: string[]): Promise<Deleted> => this.send('DELETE', '/admin/v1/dead-letters', { query: { ids } }),
+    },
+    /** Privacy requests about one user. */
+    users: {
+      /** Erase the user and everything held about them; repeating it answers the same. */
+      erase: (id: string): Promise<ErasedUser> => this.send('DELETE', path`/admin/v1/users/${id}`),
+      /** Everything held about the user, as one document. */
+      export: (id: string): Promise<UserExport> => this.send('GET', path`/admin/v1/users/${id}/export`),
     },
   };
 }

@@ -20,6 +20,7 @@ const SCRIPTS = {
   board_read: 1,
   config_publish: 2,
   rate_limit: 1,
+  user_erase: 4,
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;
 

@@ -6,6 +6,7 @@ import { FLUSH_GROUP, Keys } from '../redis/keys';
 import { tx } from './db';
 import { awardId, ScriptPoints } from '../domain/points';
 import { derivedId } from '../domain/ids';
+import { erasureHash } from './privacy';
 import type { ScriptBoard } from '../domain/leaderboards';
 import type { Tenant, Tenants } from './tenants';
 import { DeadLetters, isPermanent, UnreadableRecord } from './dead-letters';
@@ -364,103 +365,20 @@ export class Flusher {
   }
 
   private async write(t: Tenant, entries: StreamEntry[]): Promise<void> {
-    const events: EventRow[] = [];
-    const awards: AwardRow[] = [];
-    const users = new Map<string, UserRow>();
-    // Latest value of each user field and board entry in this batch, with the entry id as its version.
-    const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
-    const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
-    const collectFields = (uf: string | undefined, userId: string, ver: string) => {
-      if (!uf || uf === '{}') return;
-      const changed = JSON.parse(uf) as Record<string, string | false>;
-      let mine = fields.get(userId);
-      if (!mine) fields.set(userId, (mine = new Map()));
-      for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
-    };
-    const completions: CompletionRow[] = [];
-    const boardEvents: BoardEventRow[] = [];
-    const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string, ver: string) => {
-      if (!lb || lb === '[]' || lb === '{}') return;
-      for (const c of JSON.parse(lb) as ScriptBoard[]) {
-        const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
-        const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
-        entry(userId, c.rk > 0 ? c.sc : null);
-        for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
-        const none = (x: number) => (x < 0 ? null : x);
-        boardEvents.push({
-          id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
-          pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
-        });
-      }
-    };
-    // Later records of the same period win (a restore rewrites one).
-    const periods = new Map<string, PeriodRow>();
-    const collectPeriods = (stk: string | undefined, userId: string) => {
-      if (!stk || stk === '[]' || stk === '{}') return;
-      for (const r of JSON.parse(stk) as Omit<PeriodRow, 'u'>[]) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
-    };
-    const collectCompletions = (ach: string | undefined, opId: string, userId: string, at: number) => {
-      if (!ach || ach === '[]' || ach === '{}') return;
-      for (const d of JSON.parse(ach) as { i: string }[]) completions.push({ a: d.i, u: userId, at, e: opId });
-    };
-    // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
-    const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
-      if (!pa || pa === '{}') return;
-      for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
-        for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
-          awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
-        }
-      }
-    };
-    const touch = (id: string, at: number, created: string, patch: string) => {
-      let u = users.get(id);
-      if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
-      if (created) u.created ??= Number(created);
-      if (patch) {
-        const p = JSON.parse(patch) as Record<string, string>;
-        for (const k in p) {
-          if (k.startsWith('a:')) u.a[k.slice(2)] = p[k]!;
-          else u.p[k] = p[k]!;
-        }
-      }
-      u.updated = Math.max(u.updated, at);
-    };
-    const records: ChangeRecord[] = [];
-    const collect = (entryId: string, flat: string[]) => {
-      const f = fieldMap(flat);
-      records.push(f);
-      const ver = streamVersion(entryId);
-      if (f.k === 'ev') {
-        const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
-        events.push({ ...e, t: f.t! });
-        if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
-        collectAwards(f.pa, e.id, e.u, e.at, e.d);
-        collectCompletions(f.ach, e.id, e.u, e.at);
-        collectPeriods(f.stk, e.u);
-        collectBoards(f.lb, e.id, e.u, e.at, e.d, ver);
-        collectFields(f.uf, e.u, ver);
-      } else if (f.k === 'us' || f.k === 'tg') {
-        if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
-        collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
-        collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
-        collectPeriods(f.stk, f.u!);
-        collectFields(f.uf, f.u!, ver);
-      }
-    };
-    for (const [entryId, flat] of entries) {
-      try {
-        collect(entryId, flat);
-      } catch (err) {
-        // Malformed JSON or a missing field: no retry will parse it.
-        throw new UnreadableRecord(`Unreadable change record ${entryId}: ${(err as Error).message}`);
-      }
-    }
+    let batch = collect(entries);
     const derived = await tx(this.db, async (c) => {
       // The tables written below have no foreign key to tenants (one check
       // per row cost more than any other part of a flush): this lock is that
       // check, once. A tenant removed meanwhile has nothing left to keep.
       const live = await c.query({ name: 'flush-tenant-lock', text: 'SELECT 1 FROM tenants WHERE id = $1 FOR KEY SHARE', values: [t.id] });
       if (!live.rowCount) return null;
+      // Records of a user erased after they were written are dropped (the
+      // erasure locks this tenant row to delete what was flushed before). A
+      // statement of its own, after the lock: one taking the lock too would
+      // read the tombstones as of before an erasure it waited for.
+      const kept = await keptAfterErasures(c, t.id, entries);
+      if (kept) batch = collect(kept);
+      const { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records } = batch;
       const step = this.hook ? await this.hook.begin(c, t, records) : null;
       if (users.size) {
         const rows = inKeyOrder(users);
@@ -559,6 +477,138 @@ export class Flusher {
     });
     if (derived) this.hook!.committed();
   }
+}
+
+/** A batch's rows, collected from its stream entries. */
+function collect(entries: StreamEntry[]) {
+  const events: EventRow[] = [];
+  const awards: AwardRow[] = [];
+  const users = new Map<string, UserRow>();
+  // Latest value of each user field and board entry in this batch, with the entry id as its version.
+  const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
+  const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
+  const collectFields = (uf: string | undefined, userId: string, ver: string) => {
+    if (!uf || uf === '{}') return;
+    const changed = JSON.parse(uf) as Record<string, string | false>;
+    let mine = fields.get(userId);
+    if (!mine) fields.set(userId, (mine = new Map()));
+    for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
+  };
+  const completions: CompletionRow[] = [];
+  const boardEvents: BoardEventRow[] = [];
+  const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string, ver: string) => {
+    if (!lb || lb === '[]' || lb === '{}') return;
+    for (const c of JSON.parse(lb) as ScriptBoard[]) {
+      const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
+      const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
+      entry(userId, c.rk > 0 ? c.sc : null);
+      for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
+      const none = (x: number) => (x < 0 ? null : x);
+      boardEvents.push({
+        id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
+        pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
+      });
+    }
+  };
+  // Later records of the same period win (a restore rewrites one).
+  const periods = new Map<string, PeriodRow>();
+  const collectPeriods = (stk: string | undefined, userId: string) => {
+    if (!stk || stk === '[]' || stk === '{}') return;
+    for (const r of JSON.parse(stk) as Omit<PeriodRow, 'u'>[]) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
+  };
+  const collectCompletions = (ach: string | undefined, opId: string, userId: string, at: number) => {
+    if (!ach || ach === '[]' || ach === '{}') return;
+    for (const d of JSON.parse(ach) as { i: string }[]) completions.push({ a: d.i, u: userId, at, e: opId });
+  };
+  // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
+  const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
+    if (!pa || pa === '{}') return;
+    for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
+      for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
+        awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
+      }
+    }
+  };
+  const touch = (id: string, at: number, created: string, patch: string) => {
+    let u = users.get(id);
+    if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
+    if (created) u.created ??= Number(created);
+    if (patch) {
+      const p = JSON.parse(patch) as Record<string, string>;
+      for (const k in p) {
+        if (k.startsWith('a:')) u.a[k.slice(2)] = p[k]!;
+        else u.p[k] = p[k]!;
+      }
+    }
+    u.updated = Math.max(u.updated, at);
+  };
+  const records: ChangeRecord[] = [];
+  const collectOne = (entryId: string, flat: string[]) => {
+    const f = fieldMap(flat);
+    // An erasure's marker (see lua/user_erase.lua) only splits the stream.
+    if (f.k === 'er') return;
+    records.push(f);
+    const ver = streamVersion(entryId);
+    if (f.k === 'ev') {
+      const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
+      events.push({ ...e, t: f.t! });
+      if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
+      collectAwards(f.pa, e.id, e.u, e.at, e.d);
+      collectCompletions(f.ach, e.id, e.u, e.at);
+      collectPeriods(f.stk, e.u);
+      collectBoards(f.lb, e.id, e.u, e.at, e.d, ver);
+      collectFields(f.uf, e.u, ver);
+    } else if (f.k === 'us' || f.k === 'tg') {
+      if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
+      collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
+      collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
+      collectPeriods(f.stk, f.u!);
+      collectFields(f.uf, f.u!, ver);
+    }
+  };
+  for (const [entryId, flat] of entries) {
+    try {
+      collectOne(entryId, flat);
+    } catch (err) {
+      // Malformed JSON or a missing field: no retry will parse it.
+      throw new UnreadableRecord(`Unreadable change record ${entryId}: ${(err as Error).message}`);
+    }
+  }
+  return { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records };
+}
+
+/**
+ * The entries to write when erasures newer than some of them exist: each
+ * erased user's records older than their erasure left out (null: keep all).
+ * One indexed query per batch, which finds nothing unless a user was erased
+ * since the batch's oldest record was written.
+ */
+async function keptAfterErasures(c: PoolClient, tenantId: string, entries: StreamEntry[]): Promise<StreamEntry[] | null> {
+  if (entries.length === 0) return null;
+  let oldest = BigInt(streamVersion(entries[0]![0]));
+  for (const [id] of entries) {
+    const v = BigInt(streamVersion(id));
+    if (v < oldest) oldest = v;
+  }
+  const { rows } = await c.query<{ user_hash: string; ver: string }>({
+    name: 'flush-erasures',
+    text: 'SELECT user_hash, ver FROM user_erasures WHERE tenant_id = $1 AND ver > $2',
+    values: [tenantId, oldest.toString()],
+  });
+  if (rows.length === 0) return null;
+  const erased = new Map(rows.map((r) => [r.user_hash, BigInt(r.ver)]));
+  return entries.filter(([id, flat]) => {
+    const u = ownerOf(fieldMap(flat));
+    if (u === null) return true;
+    const ver = erased.get(erasureHash(tenantId, u));
+    return ver === undefined || BigInt(streamVersion(id)) > ver;
+  });
+}
+
+/** The user a change record is about (null: none, such as an erasure marker). */
+function ownerOf(f: ChangeRecord): string | null {
+  if (f.k === 'ev') return (JSON.parse(f.e!) as { u: string }).u;
+  return f.u ?? null;
 }
 
 /**
