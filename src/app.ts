@@ -104,7 +104,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     },
     // The flusher is built below (it needs ctx); these run only once requests do.
     durable: {
-      through: (tenant, id) => flusher.flushThrough(tenant, id),
+      through: (tenant, userId, id) => flusher.flushThrough(tenant, id, userId),
       all: (tenant) => flusher.flushAll(tenant),
     },
   };

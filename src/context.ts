@@ -39,8 +39,8 @@ export interface Ctx {
  * is away (the read answers 503 rather than stale data).
  */
 export interface FlushThrough {
-  /** Every record up to and including stream id `id` (a user's last change). */
-  through(tenant: Tenant, id: string): Promise<void>;
+  /** The user's records up to and including stream id `id` (their last change). */
+  through(tenant: Tenant, userId: string, id: string): Promise<void>;
   /** Every record acknowledged so far (reads over many users). */
   all(tenant: Tenant): Promise<void>;
 }

@@ -119,8 +119,6 @@ export class Flusher {
   private running: Promise<void> | null = null;
   private stopped = false;
   private readonly pending = new Set<number>();
-  /** Each tenant's last flushThrough, so the next one waits for it. */
-  private readonly throughs = new Map<number, Promise<void>>();
   /** Cycles never overlap: an entry read by one must be committed before another looks. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -208,23 +206,29 @@ export class Flusher {
   }
 
   /**
-   * Write every record of the tenant's stream up to and including `id` now,
-   * outside the consumer group (read your writes: a read from Postgres must
-   * not wait for the flusher's lag). The consumers may hold some of the same
-   * records: every write is idempotent and versioned, so writing one twice
-   * changes nothing, and acknowledging it twice is harmless. Calls for one
-   * tenant run one after another, so concurrent reads of a busy tenant do
-   * not write the same records side by side; a later one mostly finds its
-   * records written already.
+   * Write a user's records up to and including stream id `upTo` now, outside
+   * the consumer group (read your writes: a read from Postgres must not wait
+   * for the flusher's lag). Only that user's records are written, so the cost
+   * is a scan of the unflushed prefix of the stream, not its write. Without
+   * `userId`, every record up to `upTo` is written (reads over many users).
+   * The consumers may hold some of the same records: every write is
+   * idempotent and versioned (a user's records are written in stream order
+   * here too), so writing one twice changes nothing, and acknowledging it
+   * twice is harmless.
    */
-  flushThrough(t: Tenant, id: string): Promise<void> {
-    const run = (this.throughs.get(t.slot) ?? Promise.resolve()).then(() => this.writeThrough(t, id));
-    const settled = run.catch(() => undefined);
-    this.throughs.set(t.slot, settled);
-    void settled.then(() => {
-      if (this.throughs.get(t.slot) === settled) this.throughs.delete(t.slot);
-    });
-    return run;
+  async flushThrough(t: Tenant, upTo: string, userId?: string): Promise<void> {
+    const stream = this.keys.tenant(t.slot).stream;
+    for (let from = '-'; ;) {
+      const page = (await this.redis.xrange(stream, from, upTo, 'COUNT', BATCH)) as StreamEntry[];
+      const mine = userId === undefined ? page : page.filter((e) => readableOwner(e[1]) === userId);
+      if (mine.length) {
+        await this.retryingConflicts(() => this.writeOrSetAside(t, mine));
+        const ids = mine.map((e) => e[0]);
+        await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
+      }
+      if (page.length < BATCH) return;
+      from = `(${page[page.length - 1]![0]}`;
+    }
   }
 
   /** Write every record acknowledged so far for the tenant (reads over many users). */
@@ -233,22 +237,14 @@ export class Flusher {
     if (last[0]) await this.flushThrough(t, last[0][0]);
   }
 
-  private async writeThrough(t: Tenant, id: string): Promise<void> {
-    const stream = this.keys.tenant(t.slot).stream;
-    for (;;) {
-      const entries = ((await this.redis.xrange(stream, '-', id, 'COUNT', BATCH)) as StreamEntry[]).filter((e) => e[1] !== null);
-      if (entries.length === 0) return;
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await this.writeOrSetAside(t, entries);
-          break;
-        } catch (err) {
-          // Side by side with the consumers, a deadlock is possible (and retrying resolves it).
-          if (attempt >= 3 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
-        }
+  /** Side by side with the consumers, a deadlock is possible, and a retry resolves it. */
+  private async retryingConflicts(fn: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (attempt >= 3 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
       }
-      const ids = entries.map((e) => e[0]);
-      await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
     }
   }
 
@@ -609,6 +605,15 @@ async function keptAfterErasures(c: PoolClient, tenantId: string, entries: Strea
 function ownerOf(f: ChangeRecord): string | null {
   if (f.k === 'ev') return (JSON.parse(f.e!) as { u: string }).u;
   return f.u ?? null;
+}
+
+/** ownerOf for a raw entry, null when unreadable (the consumers set those aside). */
+function readableOwner(flat: string[]): string | null {
+  try {
+    return ownerOf(fieldMap(flat));
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -89,7 +89,7 @@ export async function readUser(
     if (!fields.has('c')) throw notFound(`User "${id}" not found`);
     return { principal, tenant, cfg, id, fields, unflushed: r[1]! };
   });
-  if (opts.postgres && u.unflushed) await ctx.durable.through(tenant, u.unflushed);
+  if (opts.postgres && u.unflushed) await ctx.durable.through(tenant, id, u.unflushed);
   return u;
 }
 
