@@ -9,6 +9,7 @@ import { freePort, postgresCpu, processCpu, sleep } from './util';
 import { type Figures, generatorName, runLoad, type Scenario } from './load';
 import { seedConfig, seedUsers, ZONES } from './seed';
 import { readAfterWrite } from './read-after-write';
+import { openLoop } from './open-loop';
 
 /**
  * `npm run bench`: Laurel under a realistic configuration and load, beside two
@@ -105,6 +106,8 @@ async function main(): Promise<void> {
     children.push(bare.proc);
     const trivial = await child([process.execPath, 'dist/bench/trivial-script-server.js'], { PORT: '0', REDIS_URL: redisUrl }, true);
     children.push(trivial.proc);
+    const durable = await child([process.execPath, 'dist/bench/durable-baseline-server.js'], { PORT: '0', REDIS_URL: redisUrl, DATABASE_URL, SCHEMA: `${schema}_durable` }, true);
+    children.push(durable.proc);
 
     // Events: random users and metrics; half idempotent, 5% of those replays.
     const load = (name: string, url: string, seconds: number, scenario: Scenario) =>
@@ -122,12 +125,32 @@ async function main(): Promise<void> {
       results.push(await load(name, url, SECONDS, scenario));
     }
     const drained = (url: string) => until('the backlog to drain', async () => (await lagOf(url)).entries === 0, 300_000);
+
+    // The durable baseline: the same architecture done leanly, same load, CPU of each process over the load and its flush.
+    const pg0 = new Pool({ connectionString: DATABASE_URL, max: 1 });
+    const durableUrl = `http://127.0.0.1:${durable.port}`;
+    const durableStats = async () => (await (await fetch(`${durableUrl}/stats`)).json()) as { accepted: number; flushed: number; backlog: number };
+    await load('durable baseline (warm-up)', durableUrl, 3, events);
+    await until('the durable baseline to flush', async () => (await durableStats()).backlog === 0, 300_000);
+    const dCpu = async () => ({ node: processCpu(durable.proc.pid!), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg0) });
+    const d0 = await dCpu();
+    const durableF = await load('durable baseline POST (same load)', durableUrl, SECONDS, events);
+    await until('the durable baseline to flush', async () => (await durableStats()).backlog === 0, 300_000);
+    const d1 = await dCpu();
+    const dStats = await durableStats();
+    const dRows = Number((await pg0.query(`SELECT count(*) AS n FROM "${schema}_durable".events`)).rows[0].n);
+    const dEvents = durableF.rps * SECONDS;
+    const durableCpu = { laurel: (d1.node - d0.node) / dEvents, redis: (d1.redis - d0.redis) / dEvents, postgres: (d1.postgres - d0.postgres) / dEvents };
+    await pg0.end();
     await load('Laurel (warm-up)', base, 3, events);
     await drained(base);
     await redis.config('RESETSTAT'); // count Laurel's script calls only
     // CPU time of each process from the first event to the last record in Postgres: where the time per event goes.
     const pg = new Pool({ connectionString: DATABASE_URL, max: 1 });
     const cpu = async () => ({ laurel: processCpu(single.proc.pid!), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg) });
+    const accepted201 = async () => Number(/laurel_http_requests_total\{method="POST",route="\/v1\/metrics\/:key\/event",status="201"\} (\d+)/.exec(await (await fetch(`${base}/metrics`)).text())?.[1] ?? NaN);
+    const eventRows = async () => Number((await pg.query(`SELECT count(*) AS n FROM "${schema}".events`)).rows[0].n);
+    const [a0, r0] = [await accepted201(), await eventRows()];
     const cpu0 = await cpu();
     const laurelF = await load('Laurel POST /v1/metrics/{key}/event', base, SECONDS, events);
     results.push(laurelF);
@@ -138,9 +161,16 @@ async function main(): Promise<void> {
     if (process.env.BENCH_COMMANDSTATS) process.stderr.write(stats);
     await drained(base);
     const cpu1 = await cpu();
+    const laurelLost = (await accepted201()) - a0 - ((await eventRows()) - r0);
     const perEvent = (k: keyof typeof cpu0) => (cpu1[k] - cpu0[k]) / (laurelF.rps * SECONDS);
     const cpuPerEvent = { laurel: perEvent('laurel'), redis: perEvent('redis'), postgres: perEvent('postgres') };
     await pg.end();
+
+    // Latency at a steady, moderate rate (open loop), Laurel and the durable baseline.
+    const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 1000);
+    const steadyLaurel = await openLoop(base, adminKey, OPEN_RATE, READ_SECONDS, USERS);
+    await drained(base);
+    const steadyDurable = await openLoop(durableUrl, adminKey, OPEN_RATE, READ_SECONDS, USERS);
 
     // Reads, against the trivial-script baseline under GET: on one process, then on two.
     const read = (p: string): Scenario => ({ method: 'GET', path: p, apiKey: adminKey });
@@ -188,6 +218,7 @@ async function main(): Promise<void> {
       `| --- | ---: | ---: | ---: | ---: | ---: | ---: |`,
       row(bareF, [bareF, trivialF]),
       row(trivialF, [bareF, trivialF]),
+      row(durableF, [bareF, trivialF]),
       row(laurelF, [bareF, trivialF]),
       row(twoF, [bareF, trivialF]),
       row(trivialRead, [bareF, trivialRead]),
@@ -203,6 +234,10 @@ async function main(): Promise<void> {
       `| Redis time per script call during the event load | ${evalsha ? `${evalsha[3]} µs (${evalsha[1]} calls)` : 'n/a'} |`,
       `| CPU per event, one process, its flush included: Laurel / Redis / Postgres | ${[cpuPerEvent.laurel, cpuPerEvent.redis, cpuPerEvent.postgres].map((x) => Math.round(x)).join(' / ')} µs |`,
       `| events/s those would allow on 2 cores with nothing else running | ${Number.isNaN(cpuSum) ? 'n/a' : Math.round(2e6 / cpuSum)} |`,
+      `| Laurel events/s as a ratio of the durable baseline's, same load | ${(laurelF.rps / durableF.rps).toFixed(2)}x |`,
+      `| latency at a steady ${OPEN_RATE} events/s (open loop, ${READ_SECONDS} s): Laurel / durable baseline | p50 ${steadyLaurel.p50} / ${steadyDurable.p50} ms, p99 ${steadyLaurel.p99} / ${steadyDurable.p99} ms, errors ${steadyLaurel.errors} / ${steadyDurable.errors} |`,
+      `| CPU per event, durable baseline, its flush included: Node / Redis / Postgres | ${[durableCpu.laurel, durableCpu.redis, durableCpu.postgres].map((x) => Math.round(x)).join(' / ')} µs (Laurel's sum is ${(cpuSum / (durableCpu.laurel + durableCpu.redis + durableCpu.postgres)).toFixed(1)}x) |`,
+      `| accepted events missing from Postgres after the flush: durable baseline / Laurel | ${dStats.accepted - dRows} of ${dStats.accepted} / ${laurelLost} |`,
       `| read-after-write under the event load: an event, then at once the user's recent awards (${raw.reads} reads) | ${raw.stale} stale; p50 ${raw.p50} ms, p99 ${raw.p99} ms |`,
       `| the same read of users with nothing unflushed, same load | p50 ${raw.quietP50} ms, p99 ${raw.quietP99} ms |`,
     ];
@@ -228,6 +263,7 @@ async function main(): Promise<void> {
     const db = new Client({ connectionString: DATABASE_URL });
     await db.connect();
     await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}_durable" CASCADE`);
     await db.end();
     rmSync(dir, { recursive: true, force: true });
   }
