@@ -38,6 +38,9 @@ import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
 import { openApiRoutes } from './api/openapi/route';
+import { analyticsRoutes } from './api/admin/analytics';
+import { userAdminRoutes } from './api/admin/users';
+import { consoleRoutes } from './api/console';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -149,7 +152,10 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
+        ...userAdminRoutes(ctx),
+        ...analyticsRoutes(ctx),
         ...openApiRoutes(),
+        ...consoleRoutes(),
       ]
     : [];
   const http = roles.http ? createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log }) : null;

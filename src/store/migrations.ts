@@ -399,6 +399,16 @@ const MIGRATIONS: string[] = [
     SELECT tenant_id, user_id, jsonb_object_agg(field, jsonb_build_array(value, ver)) FROM user_fields GROUP BY tenant_id, user_id;
   DROP TABLE user_fields;
   `,
+  `
+  -- Console reads (src/api/admin/analytics.ts, users.ts): each an index range
+  -- scan of one tenant between two instants, with the columns the query needs
+  -- included so Postgres can answer from the index alone.
+  CREATE INDEX events_by_time ON events (tenant_id, occurred_at) INCLUDE (metric_id, user_id, value);
+  CREATE INDEX events_by_user_time ON events (tenant_id, user_id, occurred_at DESC);
+  CREATE INDEX points_awards_by_time ON points_awards (tenant_id, at) INCLUDE (system_id, awarded);
+  CREATE INDEX streak_periods_by_period ON streak_periods (tenant_id, frequency, period) INCLUDE (user_id, length);
+  CREATE INDEX achievement_completions_by_time ON achievement_completions (tenant_id, achievement_id, achieved_at);
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */

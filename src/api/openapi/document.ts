@@ -49,7 +49,7 @@ function pathParameters(pattern: string): Json[] {
     const name = seg.slice(1);
     const noun = NOUNS[segments[i - 1] ?? ''] ?? 'resource';
     const what = name === 'key' ? `The ${noun}'s key` : noun === 'user' ? "The user's ID (yours)" : `The ${noun}'s ID`;
-    const uuid = pattern.startsWith('/admin/') && name !== 'key';
+    const uuid = pattern.startsWith('/admin/') && name !== 'key' && noun !== 'user';
     return [{ name, in: 'path', required: true, description: what, schema: uuid ? { type: 'string', format: 'uuid' } : { type: 'string' } }];
   });
 }

@@ -541,3 +541,94 @@ export interface Redelivered {
   /** How many dead deliveries were queued again. */
   redelivered: Int;
 }
+
+// ---- users (admin reads) ----
+
+export interface UserEventsQuery {
+  /** At most this many, newest first (default 20). */
+  limit?: Int & tags.Minimum<1> & tags.Maximum<100>;
+}
+
+/** One event as stored in Postgres (written behind the event call, so a just-sent event may take a moment to appear). */
+export interface AdminUserEvent {
+  id: string;
+  metricId: string;
+  value: number;
+  /** The user's metric total after this event. */
+  total: number;
+  occurredAt: IsoDateTime;
+  /** The date in the user's zone. */
+  localDate: IsoDate;
+  /** Event attributes sent with it (empty when none). */
+  attributes: Record<string, string>;
+  idempotencyKey: string | null;
+}
+
+// ---- analytics ----
+
+/** A range of whole UTC days, both ends included, at most 400 days. */
+export interface AnalyticsRange {
+  /** First day, YYYY-MM-DD. */
+  from: IsoDate;
+  /** Last day, YYYY-MM-DD, not before `from`. */
+  to: IsoDate;
+}
+
+export interface EventsAnalyticsQuery extends AnalyticsRange {
+  /** Only this metric. */
+  metricId?: Uuid;
+}
+
+export interface PointsAnalyticsQuery extends AnalyticsRange {
+  /** Only this points system. */
+  systemId?: Uuid;
+}
+
+/** Events of one metric on one UTC day (days and metrics without events are absent). */
+export interface EventsPerDay {
+  date: IsoDate;
+  metricId: string;
+  events: Int;
+  /** Sum of the events' values. */
+  total: number;
+}
+
+/** Points of one system on one UTC day: awards above zero are issued, below zero consumed (as a positive number). */
+export interface PointsPerDay {
+  date: IsoDate;
+  systemId: string;
+  issued: Int;
+  consumed: Int;
+  awards: Int;
+}
+
+/** Users with at least one event on one UTC day. */
+export interface ActiveUsersPerDay {
+  date: IsoDate;
+  users: Int;
+}
+
+/** How many users' longest streak within the range (in the current frequency's periods) was `length`. */
+export interface StreakLengthCount {
+  length: Int;
+  users: Int;
+}
+
+export interface StreakDistribution {
+  frequency: 'daily' | 'weekly' | 'monthly';
+  lengths: StreakLengthCount[];
+}
+
+export interface AchievementCompletionRate {
+  achievementId: string;
+  key: string;
+  name: string;
+  /** Completions within the range. */
+  completions: Int;
+  /** Users who had completed it by the end of the range. */
+  completedBy: Int;
+  /** Users who existed by the end of the range. */
+  users: Int;
+  /** completedBy / users (0 without users). */
+  rate: number;
+}
