@@ -3,7 +3,7 @@
 const KEY = { k: 'key', label: 'Key', required: true, createOnly: true, pattern: '[A-Za-z0-9_\\-]{1,100}', max: 100, help: 'letters, digits, - and _' };
 const NAME = { k: 'name', label: 'Name', required: true };
 const DESCRIPTION = { k: 'description', label: 'Description', type: 'textarea', nullable: true };
-const STATUS = { k: 'status', label: 'Status', type: 'select', options: ['active', 'inactive'] };
+const STATUS = { k: 'status', label: 'Status', type: 'select', options: ['active', 'inactive'], required: true, default: 'active' };
 const BADGE = { k: 'badge.url', label: 'Badge URL', max: 2048 };
 const FILTER = (k, label, when) => ({
   k, label, type: 'rows', nullable: true, when,

@@ -14,14 +14,21 @@ import type {
 export const MAX_RANGE_DAYS = 400;
 const DAY_MS = 86_400_000;
 
+/** Midnight UTC of a YYYY-MM-DD that names a real day (the format alone lets 2026-02-30 through). */
+function day(date: string, name: string): Date {
+  const d = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date) throw unprocessable(`Invalid query.${name}: ${date} is not a day of the calendar`);
+  return d;
+}
+
 /** The query parameters as an object (each given once), validated by typia: 422 naming the field otherwise. */
 function query<T extends AnalyticsRange>(req: Request, validate: (x: unknown) => typia.IValidation<T>): T & { start: Date; end: Date } {
   const raw: Record<string, string> = {};
   for (const [k, v] of req.query) raw[k] = v;
   const r = validate(raw);
   if (!r.success) throw unprocessable(describe(r.errors, 'query'));
-  const start = new Date(`${r.data.from}T00:00:00Z`);
-  const last = new Date(`${r.data.to}T00:00:00Z`);
+  const start = day(r.data.from, 'from');
+  const last = day(r.data.to, 'to');
   const days = (last.getTime() - start.getTime()) / DAY_MS + 1;
   if (!(days >= 1)) throw unprocessable('to must not be before from');
   if (days > MAX_RANGE_DAYS) throw unprocessable(`The range may cover at most ${MAX_RANGE_DAYS} days`);
@@ -132,7 +139,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
              LEFT JOIN achievement_completions c
                ON c.tenant_id = a.tenant_id AND c.achievement_id = a.id AND c.achieved_at < $3
              WHERE a.tenant_id = $1
-             GROUP BY a.id ORDER BY a.created, a.id`,
+             GROUP BY a.id ORDER BY a.slot`, // the Admin API list order
             [tenant.id, q.start, q.end],
           ),
           ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND created < $2', [tenant.id, q.end]),
