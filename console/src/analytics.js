@@ -54,7 +54,7 @@ export function Analytics() {
     ${d && html`<div class="charts">
       <div class="card" data-card="events"><h3>Events per day (<span data-total="events">${sum(d.events, 'events')}</span> in range)</h3>
         <${DailyChart} name="events" from=${range.from} to=${range.to} series=${seriesOf(d.events, 'metricId', 'events', metricNames)} />
-        <table>${seriesOf(d.events, 'metricId', 'events', metricNames).map((s) => html`<tr><td>${s.label}</td>
+        <table data-totals="events">${seriesOf(d.events, 'metricId', 'events', metricNames).map((s) => html`<tr><td>${s.label}</td>
           <td class="num">${Object.values(s.byDate).reduce((a, b) => a + b, 0)}</td></tr>`)}</table></div>
       <div class="card" data-card="points"><h3>Points issued and consumed per day</h3>
         <${DailyChart} name="points" from=${range.from} to=${range.to} series=${[

@@ -144,7 +144,7 @@ export function Form({ fields, item, mode, submit, onDone, title, submitLabel = 
     ${title && html`<h3>${title}</h3>`}
     ${visible.map((f) => html`<div class="field">
       <label for=${`${idPrefix}-${f.k}`}>${f.label}${f.required ? ' *' : ''}</label>
-      <${Input} f=${f} value=${values[f.k]} lists=${lists} idPrefix=${idPrefix} set=${(v) => setValues({ ...values, [f.k]: v })} />
+      <${Input} f=${f} value=${values[f.k]} lists=${lists} idPrefix=${idPrefix} set=${(v) => setValues((old) => ({ ...old, [f.k]: v }))} />
       ${f.help && html`<small class="muted">${f.help}</small>`}
     </div>`)}
     ${error && html`<p class="error" role="alert">${error}</p>`}

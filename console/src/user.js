@@ -56,13 +56,13 @@ export function UserPage({ id }) {
       </table></${Card}>
       <${Card} title="Points" name="points">${d.points.map((s) => html`<div>
         <p><strong>${s.name}</strong>: <span class="num" data-points=${s.key}>${s.total}</span>${s.level ? ` (level ${s.level.name})` : ''}</p>
-        <ul>${s.awards.map((a) => html`<li>${a.awarded > 0 ? '+' : ''}${a.awarded} at ${a.date} → ${a.total}</li>`)}</ul>
+        <ul>${s.awards.map((a) => html`<li>${a.awarded > 0 ? '+' : ''}${a.awarded} on ${a.date.slice(0, 10)} → ${a.total}</li>`)}</ul>
       </div>`)}${d.points.length === 0 && html`<p class="muted">No points systems.</p>`}</${Card}>
       <${Card} title="Achievements" name="achievements"><table>
         ${d.achievements.map((a) => html`<tr data-achievement=${a.key}>
-          <td>${a.name}</td><td>${a.achievedAt ? `completed ${a.achievedAt}` : 'not yet'}</td>
-          <td><progress max=${a.progress.target || 1} value=${Math.min(a.progress.current, a.progress.target)}></progress>
-            ${a.progress.current} / ${a.progress.target}</td></tr>`)}
+          <td>${a.name}<br /><small class="muted" title=${a.achievedAt ?? ''}>${a.achievedAt ? `completed ${a.achievedAt.slice(0, 10)}` : 'not yet'}</small></td>
+          <td class="nowrap"><progress class="small" max=${a.progress.target || 1} value=${Math.min(a.progress.current, a.progress.target)}></progress>
+            ${' '}${a.progress.current} / ${a.progress.target}</td></tr>`)}
       </table></${Card}>
       <${Card} title="Streak" name="streak">
         <p>Length <strong data-streak>${d.streak.length}</strong> (${d.streak.frequency})${d.streak.expires ? `, extend by ${d.streak.expires}` : ''}</p>
