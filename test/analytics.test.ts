@@ -82,10 +82,12 @@ t.test('analytics answer exact figures from what the flusher stored', async (t) 
     { date: '2026-03-12', users: 1 },
   ], 'distinct users per day');
 
-  t.same(await admin.analytics.streaks(RANGE), { frequency: 'daily', lengths: [{ length: 1, users: 1 }, { length: 3, users: 1 }] },
-    'u1 reached 3 days, u2 one; u3 never did a lesson');
+  t.same(await admin.analytics.streaks(RANGE), { frequency: 'daily', lengths: [{ length: 3, users: 1 }] },
+    'alive on the last day: u1 at 3 days; u2 lost theirs on 03-11, u3 never did a lesson');
+  t.same(await admin.analytics.streaks({ from: '2026-03-01', to: '2026-03-11' }), { frequency: 'daily', lengths: [{ length: 1, users: 1 }, { length: 2, users: 1 }] },
+    "on 03-11: u1 at 2, u2's one day still alive (it could be extended that day)");
   t.same(await admin.analytics.streaks({ from: '2026-03-10', to: '2026-03-10' }), { frequency: 'daily', lengths: [{ length: 1, users: 2 }] },
-    'within the first day only');
+    'on the first day');
 
   const [two, api] = achievements as { id: string }[];
   t.same(await admin.analytics.achievements(RANGE), [
@@ -98,6 +100,15 @@ t.test('analytics answer exact figures from what the flusher stored', async (t) 
     'users who existed by the end of the range');
 
   t.same(await admin.analytics.events({ from: '2026-03-13', to: '2027-04-16' }), [], 'nothing after; a 400-day range is allowed');
+
+  // 03-12 was still open (its figures came from the rows); two days on, every
+  // day of the range is closed and read from its daily sums: the same figures.
+  const before = await Promise.all([admin.analytics.events(RANGE), admin.analytics.points(RANGE), admin.analytics.activeUsers(RANGE)]);
+  s.clock.advance(2 * DAY);
+  await s.app.scheduler.runOnce();
+  t.same(await Promise.all([admin.analytics.events(RANGE), admin.analytics.points(RANGE), admin.analytics.activeUsers(RANGE)]), before,
+    'closed days read from their sums');
+  t.same(await admin.analytics.events({ ...RANGE, metricId: quizzes }), before[0].filter((r) => r.metricId === quizzes), 'one metric, from the sums');
 
   // The other tenant sees none of it.
   await s.call('POST', '/admin/v1/tenants', { body: [{ customerId: 'other', name: 'Other' }] });

@@ -64,11 +64,11 @@ export function Analytics() {
         <p>Issued <span data-total="issued">${sum(d.points, 'issued')}</span>, consumed <span data-total="consumed">${sum(d.points, 'consumed')}</span></p></div>
       <div class="card" data-card="active"><h3>Active users per day</h3>
         <${DailyChart} name="active" from=${range.from} to=${range.to} series=${[{ label: 'users', byDate: Object.fromEntries(d.active.map((r) => [r.date, r.users])) }]} /></div>
-      <div class="card" data-card="streaks"><h3>Longest streak in range (${d.streaks.frequency})</h3>
+      <div class="card" data-card="streaks"><h3>Streaks alive on ${range.to} (${d.streaks.frequency})</h3>
         <table><thead><tr><th>length</th><th>users</th><th></th></tr></thead><tbody>
           ${d.streaks.lengths.map((l) => html`<tr><td class="num">${l.length}</td><td class="num">${l.users}</td>
             <td><progress max=${maxStreakUsers} value=${l.users}></progress></td></tr>`)}
-        </tbody></table>${d.streaks.lengths.length === 0 && html`<p class="muted">No streaks in range.</p>`}</div>
+        </tbody></table>${d.streaks.lengths.length === 0 && html`<p class="muted">No streaks alive then.</p>`}</div>
       <div class="card" data-card="achievements"><h3>Achievement completion</h3>
         <table><thead><tr><th>achievement</th><th>in range</th><th>completed by</th><th>rate</th><th></th></tr></thead><tbody>
           ${d.achievements.map((a) => html`<tr data-achievement=${a.key}><td>${a.name}</td><td class="num">${a.completions}</td>

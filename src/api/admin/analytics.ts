@@ -4,6 +4,8 @@ import { describe } from '../../http/body';
 import { unprocessable } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
 import { periodIndexes } from '../../domain/streaks';
+import { addDays, DailyRollups } from '../../store/rollups';
+import type { Tenant } from '../../store/tenants';
 import type { WeekStart } from '../wire/admin';
 import type {
   AchievementCompletionRate, ActiveUsersPerDay, AnalyticsRange, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay,
@@ -40,10 +42,23 @@ type Frequency = keyof typeof FREQ;
 
 /**
  * `GET /admin/v1/analytics/*`: figures over a range of UTC days, read from
- * Postgres (what the flusher has written). Each query is an index range scan
- * of one tenant's rows between two instants (see the analytics migration).
+ * Postgres (what the flusher has written). Per-day figures come from the
+ * daily sums of closed days (store/rollups.ts) and, for the days still open,
+ * from the rows themselves; the rest are index range scans of one tenant.
  */
 export function analyticsRoutes(ctx: Ctx): Route[] {
+  const rollups = new DailyRollups(ctx);
+  /**
+   * Where the range splits: days before `day` are closed and summed (read
+   * from the rollups), the rest is summed from the rows from instant `at` on.
+   */
+  const closedUntil = async (tenant: Tenant, q: AnalyticsRange & { end: Date }): Promise<{ day: string; at: Date }> => {
+    const open = await rollups.openFrom(tenant);
+    await rollups.ensure(tenant, q.from, q.to, open);
+    const after = addDays(q.to, 1);
+    const day = open < q.from ? q.from : open > after ? after : open;
+    return { day, at: new Date(`${day}T00:00:00Z`) };
+  };
   return [
     {
       method: 'get',
@@ -51,13 +66,17 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<EventsAnalyticsQuery>());
+        const split = await closedUntil(tenant, q);
         const { rows } = await ctx.db.query<EventsPerDay>(
-          `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, metric_id AS "metricId",
-                  count(*)::int AS events, sum(value)::float8 AS total
+          `SELECT to_char(day, 'YYYY-MM-DD') AS date, metric_id AS "metricId", events, total::float8 AS total
+           FROM rollup_events WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($6::uuid IS NULL OR metric_id = $6)
+           UNION ALL
+           SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), metric_id, count(*)::int, sum(value)::float8
            FROM events
-           WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3 AND ($4::uuid IS NULL OR metric_id = $4)
-           GROUP BY 1, 2 ORDER BY 1, 2`,
-          [tenant.id, q.start, q.end, q.metricId?.toLowerCase() ?? null],
+           WHERE tenant_id = $1 AND occurred_at >= $4 AND occurred_at < $5 AND ($6::uuid IS NULL OR metric_id = $6)
+           GROUP BY 1, 2
+           ORDER BY 1, 2`,
+          [tenant.id, q.from, split.day, split.at, q.end, q.metricId?.toLowerCase() ?? null],
         );
         return reply(200, rows);
       },
@@ -68,15 +87,20 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<PointsAnalyticsQuery>());
+        const split = await closedUntil(tenant, q);
         const { rows } = await ctx.db.query<PointsPerDay>(
-          `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, system_id AS "systemId",
-                  coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0)::int AS issued,
-                  coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)::int AS consumed,
-                  count(*)::int AS awards
+          `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", issued::float8 AS issued, consumed::float8 AS consumed, awards
+           FROM rollup_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($6::uuid IS NULL OR system_id = $6)
+           UNION ALL
+           SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), system_id,
+                  coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0)::float8,
+                  coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)::float8,
+                  count(*)::int
            FROM points_awards
-           WHERE tenant_id = $1 AND at >= $2 AND at < $3 AND ($4::uuid IS NULL OR system_id = $4)
-           GROUP BY 1, 2 ORDER BY 1, 2`,
-          [tenant.id, q.start, q.end, q.systemId?.toLowerCase() ?? null],
+           WHERE tenant_id = $1 AND at >= $4 AND at < $5 AND ($6::uuid IS NULL OR system_id = $6)
+           GROUP BY 1, 2
+           ORDER BY 1, 2`,
+          [tenant.id, q.from, split.day, split.at, q.end, q.systemId?.toLowerCase() ?? null],
         );
         return reply(200, rows);
       },
@@ -87,11 +111,16 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+        const split = await closedUntil(tenant, q);
         const { rows } = await ctx.db.query<ActiveUsersPerDay>(
-          `SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(DISTINCT user_id)::int AS users
-           FROM events WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3
-           GROUP BY 1 ORDER BY 1`,
-          [tenant.id, q.start, q.end],
+          `SELECT to_char(day, 'YYYY-MM-DD') AS date, active_users AS users
+           FROM rollup_days WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND active_users > 0
+           UNION ALL
+           SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), count(DISTINCT user_id)::int
+           FROM events WHERE tenant_id = $1 AND occurred_at >= $4 AND occurred_at < $5
+           GROUP BY 1
+           ORDER BY 1`,
+          [tenant.id, q.from, split.day, split.at, q.end],
         );
         return reply(200, rows);
       },
@@ -109,16 +138,17 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const frequency = settings[0]?.frequency ?? 'daily';
         const weekStart = settings[0]?.week_start ?? 'monday';
         const f = FREQ[frequency];
-        // The periods of the current frequency that overlap the range.
-        const first = periodIndexes(q.from, weekStart)[f];
+        // A streak is alive in a period when it was extended in it or in the one
+        // before (it may still be extended): each user's latest of the two counts.
         const last = periodIndexes(q.to, weekStart)[f];
         const { rows } = await ctx.db.query<{ length: number; users: number }>(
           `SELECT length, count(*)::int AS users FROM (
-             SELECT max(length) AS length FROM streak_periods
-             WHERE tenant_id = $1 AND frequency = $2 AND period BETWEEN $3 AND $4 AND length > 0
-             GROUP BY user_id) best
+             SELECT DISTINCT ON (user_id) length FROM streak_periods
+             WHERE tenant_id = $1 AND frequency = $2 AND period BETWEEN $3 AND $4
+             ORDER BY user_id, period DESC) latest
+           WHERE length > 0
            GROUP BY length ORDER BY length`,
-          [tenant.id, f, first, last],
+          [tenant.id, f, last - 1, last],
         );
         const out: StreakDistribution = { frequency, lengths: rows };
         return reply(200, out);

@@ -214,7 +214,7 @@ export const adminOperations: Operation[] = [
   ...analytics('events', 'Events per UTC day and metric', typia.json.schema<EventsAnalyticsQuery>(), typia.json.schema<EventsPerDay[]>()),
   ...analytics('points', 'Points issued and consumed per UTC day and system', typia.json.schema<PointsAnalyticsQuery>(), typia.json.schema<PointsPerDay[]>()),
   ...analytics('active-users', 'Users with an event, per UTC day', typia.json.schema<AnalyticsRange>(), typia.json.schema<ActiveUsersPerDay[]>()),
-  ...analytics('streaks', "Users by their longest streak within the range", typia.json.schema<AnalyticsRange>(), typia.json.schema<StreakDistribution>()),
+  ...analytics('streaks', 'Users by the length of their streak alive at the end of the range', typia.json.schema<AnalyticsRange>(), typia.json.schema<StreakDistribution>()),
   ...analytics('achievements', 'Completions and completion rate of each achievement', typia.json.schema<AnalyticsRange>(), typia.json.schema<AchievementCompletionRate[]>()),
   {
     method: 'post', path: '/admin/v1/application-api-keys', operationId: 'admin_application_api_keys_create', tag: 'Admin: keys', auth: admin,

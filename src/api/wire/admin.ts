@@ -597,8 +597,9 @@ export interface EventsPerDay {
 export interface PointsPerDay {
   date: IsoDate;
   systemId: string;
-  issued: Int;
-  consumed: Int;
+  /** Whole points (a day's sum may pass 32 bits). */
+  issued: number;
+  consumed: number;
   awards: Int;
 }
 
@@ -608,7 +609,7 @@ export interface ActiveUsersPerDay {
   users: Int;
 }
 
-/** How many users' longest streak within the range (in the current frequency's periods) was `length`. */
+/** How many users had a streak of `length` alive in the range's last period (of the current frequency). */
 export interface StreakLengthCount {
   length: Int;
   users: Int;
