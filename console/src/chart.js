@@ -25,6 +25,8 @@ export function DailyChart({ from, to, series, name }) {
       width, height: 220, tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       series: [{ label: 'day' }, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, points: { show: xs.length < 60 } }))],
       axes: [{}, { size: 60 }],
+      // Labels only: values on hover would need the pointer, and the tables below give the figures.
+      legend: { live: false },
       scales: { x: { time: true } },
     }, data, el.current);
     return () => plot.destroy();
