@@ -39,7 +39,7 @@ import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
 import { openApiRoutes } from './api/openapi/route';
 import { analyticsRoutes } from './api/admin/analytics';
-import { userAdminRoutes } from './api/admin/users';
+import { userEventsRoutes } from './api/admin/user-events';
 import { consoleRoutes } from './api/console';
 
 /**
@@ -152,7 +152,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
-        ...userAdminRoutes(ctx),
+        ...userEventsRoutes(ctx),
         ...analyticsRoutes(ctx),
         ...openApiRoutes(),
         ...consoleRoutes(),

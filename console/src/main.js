@@ -59,6 +59,7 @@ function TenantPicker({ onChange }) {
   return html`<label class="tenant">Tenant <select id="tenant-picker" value=${session.tenant()} onChange=${(e) => (session.setTenant(e.target.value), onChange())}>
     <option value="">Default</option>
     ${tenants.filter((t) => t.customerId).map((t) => html`<option value=${t.customerId}>${t.name} (${t.customerId})</option>`)}
+    ${session.tenant() && !tenants.some((t) => t.customerId === session.tenant()) && html`<option value=${session.tenant()}>${session.tenant()}</option>`}
   </select></label>`;
 }
 
@@ -81,7 +82,7 @@ function App() {
   const nav = (href, text) => html`<${Link} href=${href} class=${path === href || path.startsWith(`${href}/`) ? 'current' : ''}>${text}</${Link}>`;
   return html`<div class="layout">
     <header><strong>Laurel</strong>
-      <${TenantPicker} onChange=${() => setTenantRev(tenantRev + 1)} />
+      <${TenantPicker} key=${path} onChange=${() => setTenantRev(tenantRev + 1)} />
       <button class="link" id="sign-out" onClick=${() => (session.signOut(), setSignedIn(false), navigate('/console'))}>Sign out</button>
     </header>
     <nav>

@@ -400,7 +400,7 @@ const MIGRATIONS: string[] = [
   DROP TABLE user_fields;
   `,
   `
-  -- Console reads (src/api/admin/analytics.ts, users.ts, store/rollups.ts):
+  -- Console reads (src/api/admin/analytics.ts, user-events.ts, store/rollups.ts):
   -- each an index range scan of one tenant between two instants, with the
   -- columns the query needs included so Postgres can answer from the index alone.
   CREATE INDEX events_by_time ON events (tenant_id, occurred_at) INCLUDE (metric_id, user_id, value);

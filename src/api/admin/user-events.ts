@@ -18,7 +18,7 @@ interface Row {
  * `GET /admin/v1/users/:id/events?limit=`: a user's latest events, newest
  * first, from Postgres (the console's user page). Unknown users have none.
  */
-export function userAdminRoutes(ctx: Ctx): Route[] {
+export function userEventsRoutes(ctx: Ctx): Route[] {
   return [
     {
       method: 'get',
