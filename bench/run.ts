@@ -8,6 +8,7 @@ import { Client, Pool } from 'pg';
 import { freePort, postgresCpu, processCpu, sleep } from './util';
 import { type Figures, generatorName, runLoad, type Scenario } from './load';
 import { seedConfig, seedUsers, ZONES } from './seed';
+import { readAfterWrite } from './read-after-write';
 
 /**
  * `npm run bench`: Laurel under a realistic configuration and load, beside two
@@ -159,6 +160,12 @@ async function main(): Promise<void> {
       }
     };
     await readsOn(base, '');
+    // Read your writes while the event load runs beside it.
+    await drained(base);
+    const [, raw] = await Promise.all([
+      load('Laurel (event load beside read-after-write)', base, READ_SECONDS, events),
+      readAfterWrite(base, adminKey, READ_SECONDS, USERS),
+    ]);
     const trivialRead = await load('uWebSockets.js + one trivial script call (GET)', `http://127.0.0.1:${trivial.port}`, READ_SECONDS, { method: 'GET', path: '/' });
 
     // Scaling past one core: the same load on two worker processes, once the
@@ -200,6 +207,8 @@ async function main(): Promise<void> {
       `| Redis time per script call during the event load | ${evalsha ? `${evalsha[3]} µs (${evalsha[1]} calls)` : 'n/a'} |`,
       `| CPU per event, one process, its flush included: Laurel / Redis / Postgres | ${[cpuPerEvent.laurel, cpuPerEvent.redis, cpuPerEvent.postgres].map((x) => Math.round(x)).join(' / ')} µs |`,
       `| events/s those would allow on 2 cores with nothing else running | ${Number.isNaN(cpuSum) ? 'n/a' : Math.round(2e6 / cpuSum)} |`,
+      `| read-after-write under the event load: an event, then at once the user's recent awards (${raw.reads} reads) | ${raw.stale} stale; p50 ${raw.p50} ms, p99 ${raw.p99} ms |`,
+      `| the same read of users with nothing unflushed, same load | p50 ${raw.quietP50} ms, p99 ${raw.quietP99} ms |`,
     ];
     const report = [
       '# Benchmark results',

@@ -27,6 +27,6 @@ local created, changed = apply_user_patch(user, stats, patch, now)
 if created and #P.prog.tt > 0 then redis.call('ZADD', due, 'LT', now, id) end
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
-redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[8], 'd', ARGV[7],
+append_change(stream, 'k', 'us', 'u', id, 'at', now, 'e', ARGV[8], 'd', ARGV[7],
   'c', created and now or '', 'p', changed and ARGV[4] or '', 'pa', points, 'ach', done, 'uf', changed_json())
 return {'OK', points, done}

@@ -66,6 +66,6 @@ local done = ach_commit(P, stats)
 local periods = S and stk_commit(S) or '[]'
 local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], tonumber(slot), tonumber(value), tonumber(total), streak_len)
 if member ~= '' then redis.call('SADD', idem, member) end
-redis.call('XADD', stream, '*', 'k', 'ev', 'e', ARGV[8], 't', total,
+append_change(stream, 'k', 'ev', 'e', ARGV[8], 't', total,
   'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards, 'uf', changed_json())
 return {'OK', total, points, done, streak, boards}

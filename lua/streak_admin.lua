@@ -43,7 +43,7 @@ elseif op == 'restore' then
 end
 local periods = stk_commit(S)
 if periods ~= '[]' or CHANGED_N > 0 then
-  redis.call('XADD', stream, '*', 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
+  append_change(stream, 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
 end
 if reply ~= 'OK' then return {reply} end
 return {'OK', stk_reply(S, st, false)}

@@ -5,7 +5,7 @@
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 current streak periods and active frequency 'day,week,month,f', 6-7 unused
 -- (ARGV 8: the zone the periods were computed in)
--- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'OK', streak (JSON)}
+-- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'OK', streak (JSON), unflushed (see unflushed())}
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 if not uget(user, 'c') then return {'NOTFOUND'} end
@@ -16,6 +16,6 @@ local S = stk_new(user, decode_once(ARGV[4]).sk, ARGV[2], tonumber(d))
 local st = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, nil, 0)
 local periods = stk_commit(S)
 if periods ~= '[]' or CHANGED_N > 0 then
-  redis.call('XADD', stream, '*', 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
+  append_change(stream, 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
 end
-return {'OK', stk_reply(S, st, false)}
+return {'OK', stk_reply(S, st, false), unflushed(user, stream)}

@@ -17,6 +17,6 @@ local next_due = pts_time(P, tonumber(created), now)
 local points = pts_commit(P)
 if next_due then redis.call('ZADD', due, next_due, id) else redis.call('ZREM', due, id) end
 if points ~= '{}' or CHANGED_N > 0 then
-  redis.call('XADD', stream, '*', 'k', 'tg', 'u', id, 'at', ARGV[2], 'e', ARGV[7], 'd', ARGV[6], 'pa', points, 'uf', changed_json())
+  append_change(stream, 'k', 'tg', 'u', id, 'at', ARGV[2], 'e', ARGV[7], 'd', ARGV[6], 'pa', points, 'uf', changed_json())
 end
 return {'OK', points}

@@ -22,6 +22,6 @@ local points = pts_commit(P)
 local done = ach_commit(P, stats)
 if done ~= '[]' or CHANGED_N > 0 then
   -- 'o': a review's completions are backdated (webhooks do not report them).
-  redis.call('XADD', stream, '*', 'k', 'us', 'o', 'review', 'u', id, 'at', now, 'e', ARGV[7], 'd', ARGV[6], 'c', '', 'p', '', 'pa', points, 'ach', done, 'uf', changed_json())
+  append_change(stream, 'k', 'us', 'o', 'review', 'u', id, 'at', now, 'e', ARGV[7], 'd', ARGV[6], 'c', '', 'p', '', 'pa', points, 'ach', done, 'uf', changed_json())
 end
 return {'OK', done}

@@ -24,7 +24,7 @@ if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[5], 'LT', now, id) en
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
 if CHANGED_N > 0 or done ~= '[]' then
-  redis.call('XADD', stream, '*', 'k', 'us', 'u', id, 'at', now, 'e', ARGV[9], 'd', ARGV[8],
+  append_change(stream, 'k', 'us', 'u', id, 'at', now, 'e', ARGV[9], 'd', ARGV[8],
     'c', created and now or '', 'p', changed and ARGV[5] or '', 'pa', points, 'ach', done, 'uf', changed_json())
 end
 local reply = {'OK', created and '1' or '0', points, done}

@@ -9,7 +9,7 @@ import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { reportFlusherLag, webhookDeliveries } from './metrics';
+import { reportDeadLetters, reportFlusherLag, webhookDeliveries } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
@@ -37,7 +37,10 @@ import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
+import { adminUserRoutes } from './api/admin/users';
 import { openApiRoutes } from './api/openapi/route';
+import { DeadLetters } from './store/dead-letters';
+import { deadLetterRoutes } from './api/admin/dead-letters';
 import { analyticsRoutes } from './api/admin/analytics';
 import { userEventsRoutes } from './api/admin/user-events';
 import { consoleRoutes } from './api/console';
@@ -102,6 +105,11 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     broadcast: async (msg) => {
       await redis.publish(keys.channel, msg);
     },
+    // The flusher is built below (it needs ctx); these run only once requests do.
+    durable: {
+      through: (tenant, id) => flusher.flushThrough(tenant, id),
+      all: (tenant) => flusher.flushAll(tenant),
+    },
   };
 
   await sub.subscribe(keys.channel);
@@ -122,12 +130,15 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     pollMs: config.webhookPollMs,
     retentionMs: config.webhookRetentionDays * 86_400_000,
   });
-  const newFlusher = () => new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()));
+  const deadLetters = new DeadLetters(db, clock, log);
+  const newFlusher = () =>
+    new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()), deadLetters);
   const flusher = newFlusher();
   // More consumers of the same streams, each with its own name (only with the background role).
   const moreFlushers = roles.background ? Array.from({ length: roles.flushers! - 1 }, newFlusher) : [];
   // Every process reports the lag (read from Redis, so the same wherever it is read; scrapes take the largest).
   const stopLagReport = reportFlusherLag(() => flusher.lag());
+  const stopDeadLetterReport = reportDeadLetters(() => deadLetters.count());
   // Created in every process, started only with the background role. An HTTP-only
   // process never sends webhooks: the dispatcher is kicked by the flusher's
   // deriver, which runs in the background process alongside its own dispatcher
@@ -135,7 +146,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
   const routes: Route[] = roles.http
     ? [
-        ...healthRoutes(ctx, flusher),
+        ...healthRoutes(ctx, flusher, deadLetters),
         ...prometheusRoutes(config),
         ...eventRoutes(ctx),
         ...userRoutes(ctx),
@@ -152,6 +163,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
+        ...deadLetterRoutes(ctx, flusher, deadLetters),
+        ...adminUserRoutes(ctx),
         ...userEventsRoutes(ctx),
         ...analyticsRoutes(ctx),
         ...openApiRoutes(),
@@ -186,6 +199,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       if (closed) return;
       closed = true;
       stopLagReport();
+      stopDeadLetterReport();
       await http?.close(8_000);
       await scheduler.stop();
       for (const f of [flusher, ...moreFlushers]) await f.stop();

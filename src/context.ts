@@ -28,6 +28,21 @@ export interface Ctx {
   zones: TtlCache<string, string>;
   /** Tell every process to drop a cached entry (`key:<prefix>`, `tenants`, `config:<slot>`). */
   broadcast(message: string): Promise<void>;
+  /** Makes Postgres hold acknowledged changes before a read from there (read your writes). */
+  durable: FlushThrough;
+}
+
+/**
+ * Writes a tenant's unflushed change records to Postgres now, through the
+ * flusher's own (idempotent) batch code, so a read from Postgres reflects
+ * every acknowledged change whatever the flusher's lag. Throws when Postgres
+ * is away (the read answers 503 rather than stale data).
+ */
+export interface FlushThrough {
+  /** Every record up to and including stream id `id` (a user's last change). */
+  through(tenant: Tenant, id: string): Promise<void>;
+  /** Every record acknowledged so far (reads over many users). */
+  all(tenant: Tenant): Promise<void>;
 }
 
 export async function identify(ctx: Ctx, req: Request): Promise<{ principal: Principal; tenant: Tenant }> {

@@ -186,6 +186,13 @@ export const webhookDeliveries = new Counter({
   registers: [registry],
 });
 
+/** Change records the flusher moved to the dead-letter table (Postgres refused them for good). */
+export const deadLettered = new Counter({
+  name: 'laurel_flusher_dead_letters_total',
+  help: 'Change records Postgres refused for good (a data error), moved to the dead_letters table instead of blocking their stream',
+  registers: [registry],
+});
+
 // Known label values start at zero, so rates and alerts work before the first occurrence.
 for (const o of ['ok', 'failed']) schedulerRuns.labels(o).inc(0);
 for (const o of ['delivered', 'retry', 'dead']) webhookDeliveries.labels(o).inc(0);
@@ -230,5 +237,28 @@ export function reportFlusherLag(source: LagSource): () => void {
   lagSource = source;
   return () => {
     if (lagSource === source) lagSource = null;
+  };
+}
+
+// Dead letters waiting, read from Postgres at each scrape: the counter above
+// restarts with the process, this shows what still needs an operator.
+let deadLetterSource: (() => Promise<number>) | null = null;
+new Gauge({
+  name: 'laurel_flusher_dead_letters',
+  help: 'Change records set aside by the flusher and not yet replayed or discarded, over every tenant',
+  registers: [registry],
+  // Every process reads the same table.
+  aggregator: 'max',
+  async collect() {
+    const n = deadLetterSource ? await deadLetterSource().catch(() => null) : null; // Postgres away: keep the last value
+    if (n !== null) this.set(n);
+  },
+});
+
+/** Report the dead letters waiting on scrapes; returns the function that stops it. */
+export function reportDeadLetters(source: () => Promise<number>): () => void {
+  deadLetterSource = source;
+  return () => {
+    if (deadLetterSource === source) deadLetterSource = null;
   };
 }

@@ -190,6 +190,59 @@ t.test('webhook endpoints through the typed client', async (t) => {
   t.same(await hooks.list(), []);
 });
 
+t.test('dead letters through the typed client', async (t) => {
+  const s = await startServer(t);
+  const laurel = new Laurel({ apiKey: s.adminKey, baseUrl: s.url });
+  await laurel.admin.metrics.create([{ key: 'm', name: 'M' }]);
+  await s.app.ctx.db.query(`ALTER TABLE events ADD CONSTRAINT no_poison CHECK (user_id <> 'poison')`);
+  await laurel.events.send('m', { user: { id: 'poison' }, value: 1 });
+  await s.drain();
+
+  const dead = laurel.admin.deadLetters;
+  const list = await dead.list({ limit: 10 });
+  described(t, 'dead letter list', typia.validateEquals<W.DeadLetter[]>(list));
+  t.equal(list.length, 1);
+  described(t, 'a dead letter', typia.validateEquals<W.DeadLetter>(await dead.get(list[0]!.id)));
+  const refused = await dead.replay(list[0]!.id).catch((e: unknown) => e);
+  t.ok(refused instanceof LaurelError);
+  t.match(refused, { status: 422, message: /no_poison/ });
+  await s.app.ctx.db.query('ALTER TABLE events DROP CONSTRAINT no_poison');
+  described(t, 'a replay', typia.validateEquals<W.DeadLetterReplayed>(await dead.replay(list[0]!.id)));
+  described(t, 'discarded', typia.validateEquals<W.Deleted>(await dead.delete([list[0]!.id])));
+  t.same(await dead.list(), []);
+});
+
+t.test("privacy requests through the typed client: a user's export and erasure", async (t) => {
+  const s = await startServer(t);
+  const laurel = new Laurel({ apiKey: s.adminKey, baseUrl: s.url });
+  const admin = laurel.admin;
+  const { created: [lessons] } = await admin.metrics.create([{ key: 'lessons', name: 'Lessons' }]);
+  const { created: [xp] } = await admin.points.create([{
+    key: 'xp', name: 'XP', levels: [{ key: 'rookie', name: 'Rookie', points: 10 }],
+    triggers: [{ type: 'metric', metricId: lessons!.id, metricThreshold: 1, points: 10, status: 'active' }],
+  }]);
+  await admin.achievements.create([{ key: 'first', name: 'First lesson', trigger: 'metric', metricId: lessons!.id, metricValue: 1, status: 'active' }]);
+  await admin.streak.set({ enabled: true, frequency: 'daily', metrics: [{ metricId: lessons!.id, threshold: 1 }], maxFreezes: 2 });
+  await admin.leaderboards.create([{ key: 'weekly', name: 'Weekly', rankBy: 'points', pointsSystemId: xp!.id, start: '2026-03-09', runUnit: 'day', runInterval: 7, status: 'active' }]);
+  await admin.webhooks.create([{ url: 'http://127.0.0.1:9/hooks', eventTypes: ['points.changed', 'leaderboard.changed'] }]);
+  await admin.apiKeys.create([{ userId: 'ada' }]);
+  const ev = await laurel.events.send('lessons', { user: { id: 'ada', name: 'Ada' }, value: 1 }, { idempotencyKey: 'l-1' });
+  await s.drain();
+
+  const doc = await admin.users.export('ada');
+  described(t, 'user export', typia.validateEquals<W.UserExport>(doc));
+  t.same(doc.events.map((e) => e.id), [ev.eventId]);
+  t.equal(doc.points[0]!.level?.key, 'rookie');
+  t.equal(doc.apiKeys.length, 1);
+
+  const erased = await admin.users.erase('ada');
+  described(t, 'erasure', typia.validateEquals<W.ErasedUser>(erased));
+  t.same(await admin.users.erase('ada'), erased, 'erasing again answers the same');
+  const gone = await admin.users.export('ada').catch((e: unknown) => e);
+  t.ok(gone instanceof LaurelError);
+  t.match(gone, { status: 404 });
+});
+
 t.test('the package export is typed for consumers', async (t) => {
   // A consumer compiled with Node's own module resolution imports `laurel/client` by name;
   // its deliberate misuse must be a type error (or the types are not there).

@@ -208,4 +208,5 @@ t.test('hostile input on every described operation', async (t) => {
   const ready = await s.call('GET', '/readyz', { key: null });
   t.equal(ready.status, 200);
   t.equal(ready.body.flusherLag.entries, 0, 'everything accepted reached Postgres');
+  t.equal(ready.body.deadLetters, 0, 'and none of it was set aside as a dead letter');
 });

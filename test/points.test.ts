@@ -329,3 +329,26 @@ t.test('points admin', async (t) => {
   t.equal((await s.call('GET', `/admin/v1/points/${xp.id}/levels`)).status, 404);
   t.same((await s.event('m', { user: { id: 'u' }, value: 5 })).body.points, {}, 'a deleted system awards nothing');
 });
+
+// Event values go up to 1e12, so one award can be far beyond 2^31, and a
+// total keeps growing: Postgres must hold them, and reads give numbers back.
+t.test('awards and totals beyond 2^31 are flushed and read back', async (t) => {
+  const s = await startServer(t);
+  const { coins } = await s.metrics(['coins']);
+  await system(s, { name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: coins!.id, metricThreshold: 1, points: 1, status: 'active' }] });
+  const first = await s.event('coins', { user: { id: 'whale' }, value: 3e9 });
+  t.match(xpOf(first), { total: 3e9, added: 3e9 });
+  const second = await s.event('coins', { user: { id: 'whale' }, value: 1e12 });
+  t.match(xpOf(second), { total: 1e12 + 3e9, added: 1e12 });
+  await s.drain();
+  t.equal((await s.app.flusher.lag()).entries, 0, 'every record reached Postgres');
+
+  const read = await s.call('GET', '/v1/users/whale/points/xp?awards=2');
+  t.equal(read.status, 200);
+  t.same(read.body.awards.map((a: { awarded: unknown; total: unknown }) => [a.awarded, a.total]), [[1e12, 1e12 + 3e9], [3e9, 3e9]], 'newest first, as numbers');
+  const summary = await s.call('GET', '/v1/users/whale/points/xp/event-summary?aggregation=daily&startDate=2026-03-10&endDate=2026-03-10');
+  t.same(summary.body, [{ date: '2026-03-10', total: 1e12 + 3e9, change: 1e12 + 3e9 }]);
+  const hist = await s.call('GET', '/v1/points/xp/summary');
+  t.equal(hist.body.reduce((n: number, b: { users: number }) => n + b.users, 0), 1);
+  t.ok(hist.body.every((b: { from: unknown; to: unknown }) => typeof b.from === 'number' && typeof b.to === 'number'));
+});

@@ -133,6 +133,15 @@ t.test('WORKERS=2: background jobs run in one separate process, reported by /met
   const ready = JSON.parse((await get(`${server.url}/readyz`)).body) as { flusherLag: { entries: number } | null };
   t.same(ready.flusherLag, { entries: 0, seconds: 0 }, '/readyz reads the lag in an HTTP worker');
 
+  // A record Postgres refuses is set aside by the background process: every scrape counts it, /readyz shows it.
+  await db.query(`ALTER TABLE "${env.DATABASE_SCHEMA}".events ADD CONSTRAINT no_poison CHECK (user_id <> 'poison')`);
+  t.equal(await post(server.url, '/v1/metrics/m/event', key, { user: { id: 'poison' }, value: 1 }), 201);
+  const deadTotal = async () => metric((await get(`${server.url}/metrics`)).body, /^laurel_flusher_dead_letters_total (\S+)$/);
+  await until('the refused record to be set aside', async () => (await deadTotal()) === 1);
+  for (let i = 0; i < 3; i++) t.equal(await deadTotal(), 1, 'counted in the scrape, whichever worker answers');
+  t.match(JSON.parse((await get(`${server.url}/readyz`)).body), { status: 'ok', flusher: 'degraded', deadLetters: 1 });
+  await db.query(`ALTER TABLE "${env.DATABASE_SCHEMA}".events DROP CONSTRAINT no_poison`);
+
   // A background process that dies is replaced, and flushing goes on.
   process.kill(roles.background[0]!, 'SIGKILL');
   await until('the background process to be replaced', async () => {

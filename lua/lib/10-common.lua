@@ -35,12 +35,25 @@ end
 -- (src/store/restore.ts). Numbers are stored as the same text everywhere.
 local UKEY, U = nil, nil
 local CHANGED, CHANGED_N = {}, 0
+-- The id of the change record this call appended (nil: none).
+local LAST_CHANGE = nil
 
 -- The scripts run as one Redis Functions library whose locals outlive a
 -- call: each function starts by clearing the per-call state.
 local function begin_call()
   UKEY, U = nil, nil
   CHANGED, CHANGED_N = {}, 0
+  LAST_CHANGE = nil
+end
+
+-- Append the call's change record (field, value, ...) to the tenant's stream.
+-- Its id is also kept in the user hash as 'lc' (written by end_call, outside
+-- the record): a read compares it with the oldest unflushed record to know
+-- whether Postgres holds everything about the user yet (src/store/read-your-writes.ts).
+-- 'lc' is not part of the durable record: a hash rebuilt from Postgres has
+-- none, which reads as "all flushed", as it is.
+local function append_change(stream, ...)
+  LAST_CHANGE = redis.call('XADD', stream, '*', ...)
 end
 
 -- The user hash as a table (field -> value).
@@ -61,8 +74,12 @@ end
 
 -- Write what the call changed: one HSET, one HDEL at most.
 local function end_call()
-  if CHANGED_N == 0 then return end
+  if CHANGED_N == 0 and not LAST_CHANGE then return end
   local set, del = {}, {}
+  if LAST_CHANGE and UKEY then
+    set[1] = 'lc'
+    set[2] = LAST_CHANGE
+  end
   for f, v in pairs(CHANGED) do
     if v then
       set[#set + 1] = f
@@ -73,6 +90,25 @@ local function end_call()
   end
   if #set > 0 then redis.call('HSET', UKEY, unpack(set)) end
   if #del > 0 then redis.call('HDEL', UKEY, unpack(del)) end
+end
+
+-- Stream ids ('<ms>-<seq>') in order.
+local function stream_id_le(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  am, bm = tonumber(am), tonumber(bm)
+  return am < bm or (am == bm and tonumber(as) <= tonumber(bs))
+end
+
+-- Whether Postgres may still lack a change record of the call's user: the
+-- id of the user's last record while the stream's oldest unflushed record is
+-- not newer than it (the flusher deletes records once committed), else ''.
+local function unflushed(user_key, stream)
+  local lc = LAST_CHANGE or uget(user_key, 'lc')
+  if not lc then return '' end
+  local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
+  if oldest and stream_id_le(oldest[1], lc) then return lc end
+  return ''
 end
 
 -- JSON that repeats from call to call (programs, the compiled config of

@@ -5,7 +5,8 @@ import { streakArg } from '../domain/streaks';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
 
-export type StreakReply = { kind: 'NOTFOUND' | 'FULL' | 'NOTHING' | 'DISABLED' } | { kind: 'OK'; raw: string; date: string; cfg: TenantConfig };
+/** `unflushed`: the user's last change id while Postgres may lack it (streak_read), else ''. */
+export type StreakReply = { kind: 'NOTFOUND' | 'FULL' | 'NOTHING' | 'DISABLED' } | { kind: 'OK'; raw: string; date: string; cfg: TenantConfig; unflushed: string };
 
 /**
  * Run a streak script for one user, in the user's own zone (a wrong first
@@ -36,7 +37,7 @@ export async function streakCall(
         ctx.zones.set(zoneKey, zone, 3_600_000);
         continue;
       }
-      if (r[0] === 'OK') return { kind: 'OK' as const, raw: r[1]!, date, cfg };
+      if (r[0] === 'OK') return { kind: 'OK' as const, raw: r[1]!, date, cfg, unflushed: r[2] ?? '' };
       return { kind: r[0] as 'NOTFOUND' | 'FULL' | 'NOTHING' };
     }
     return { kind: 'NOTFOUND' as const };

@@ -11,6 +11,8 @@ import type {
   FreezesResponse, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, PausesBody, RestoreBody,
   RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdatedKey, UpdateKey, UpdateMetric, UpdateTenant,
   AdminWebhook, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields, WebhookWithSecret,
+  DeadLetter, DeadLetterReplayed,
+  ErasedUser, UserExport,
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate,
 } from '../api/wire/admin';
@@ -248,6 +250,23 @@ export class Laurel {
         this.send('POST', path`/admin/v1/webhooks/deliveries/${deliveryId}/redeliver`),
       /** Send every dead delivery of an endpoint again. */
       redeliverDead: (id: string): Promise<Redelivered> => this.send('POST', path`/admin/v1/webhooks/${id}/redeliver`),
+    },
+    /** Change records Postgres refused for good, set aside by the flusher. */
+    deadLetters: {
+      /** Newest first. */
+      list: (query?: ListQuery): Promise<DeadLetter[]> => this.send('GET', '/admin/v1/dead-letters', { query }),
+      get: (id: string): Promise<DeadLetter> => this.send('GET', path`/admin/v1/dead-letters/${id}`),
+      /** Write it again (after fixing the cause); rejects with 422 and the error if Postgres still refuses it. */
+      replay: (id: string): Promise<DeadLetterReplayed> => this.send('POST', path`/admin/v1/dead-letters/${id}/replay`),
+      /** Discard: the records are never written. */
+      delete: (ids: string[]): Promise<Deleted> => this.send('DELETE', '/admin/v1/dead-letters', { query: { ids } }),
+    },
+    /** Privacy requests about one user. */
+    users: {
+      /** Erase the user and everything held about them; repeating it answers the same. */
+      erase: (id: string): Promise<ErasedUser> => this.send('DELETE', path`/admin/v1/users/${id}`),
+      /** Everything held about the user, as one document. */
+      export: (id: string): Promise<UserExport> => this.send('GET', path`/admin/v1/users/${id}/export`),
     },
   };
 }

@@ -76,6 +76,8 @@ interface ResState {
   record: (status: number, seconds: number) => void;
   method: string;
   route: string;
+  /** A HEAD request: the answer carries no body. */
+  head?: boolean;
 }
 
 /** Printable ASCII without spaces, at most 128 characters (it goes into logs and a header). */
@@ -111,7 +113,10 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
       if (!r.headers?.['Content-Type']) res.writeHeader('Content-Type', 'application/json');
       res.writeHeader('X-Request-Id', state.requestId);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k]!);
-      res.end(r.body, close || closing);
+      if (!state.head) res.end(r.body, close || closing);
+      // HEAD: headers only (endWithoutBody ignores its close flag in this uWS; an empty end honours it).
+      else if (close || closing) res.end('', true);
+      else res.endWithoutBody();
     });
     const seconds = (performance.now() - state.start) / 1000;
     state.record(r.status, seconds);
@@ -151,6 +156,21 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
     }
   };
 
+  /**
+   * 400 for a request whose body length is ambiguous (RFC 9112 §6.3), then
+   * close. Answered on the next turn, not here: uWS 20.30 goes on to parse and
+   * dispatch bytes already received behind this request even when told to
+   * close, and those bytes are exactly what such a request may smuggle. A
+   * response still pending when uWS parses them makes it close the connection
+   * instead, so nothing behind this request is ever run.
+   */
+  const refuseFraming = (res: uWS.HttpResponse, state: ResState) => {
+    setImmediate(() => {
+      write(res, state, reply(400, { error: 'Conflicting Content-Length headers' }), true);
+      finish();
+    });
+  };
+
   for (const route of routes) {
     const nParams = (route.pattern.match(/:/g) ?? []).length;
     const method = METHOD_NAME[route.method];
@@ -163,6 +183,10 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         state.aborted = true;
       });
       inFlight++;
+      if (badFraming(uReq)) {
+        refuseFraming(res, state);
+        return;
+      }
       // Everything from uReq must be read now: it is invalid after this callback returns.
       const params: string[] = [];
       let badParam: Reply | null = null;
@@ -233,9 +257,14 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
     const allowed = [...new Set(known.filter((k) => k.re.test(path)).map((k) => k.method))];
     const label = KNOWN_METHODS.has(method) ? method : 'OTHER';
     const state: ResState = {
-      aborted: false, requestId: requestIdOf(uReq.getHeader('x-request-id')), start: performance.now(), record: unmatched.get(label) ?? unmatched.set(label, routeRecorder(label, 'unmatched')).get(label)!, method: label, route: 'unmatched',
+      aborted: false, requestId: requestIdOf(uReq.getHeader('x-request-id')), start: performance.now(), record: unmatched.get(label) ?? unmatched.set(label, routeRecorder(label, 'unmatched')).get(label)!, method: label, route: 'unmatched', head: method === 'HEAD',
     };
     res.onAborted(() => (state.aborted = true));
+    if (badFraming(uReq)) {
+      inFlight++;
+      refuseFraming(res, state);
+      return;
+    }
     if (allowed.length > 0 && !allowed.includes(method)) {
       write(res, state, reply(405, { error: `Method ${method} is not allowed on ${path}` }, { Allow: allowed.join(', ') }));
     } else {
@@ -288,6 +317,21 @@ function refusedInput(params: string[], query: string): Reply | null {
   }
   if (QUERY_NUL.test(query)) return reply(422, { error: `Query parameters ${UNSTORABLE_RULE}` });
   return null;
+}
+
+/**
+ * Whether the request has several Content-Length lines that differ (uWS
+ * frames the body by the first and `getHeader` shows only that one). All
+ * header lines are walked only when there is a Content-Length at all.
+ */
+function badFraming(uReq: uWS.HttpRequest): boolean {
+  const first = uReq.getHeader('content-length');
+  if (!first) return false;
+  let conflict = false;
+  uReq.forEach((k, v) => {
+    if (k === 'content-length' && v !== first) conflict = true;
+  });
+  return conflict;
 }
 
 function tooLarge(max: number): Reply {

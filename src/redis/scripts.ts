@@ -16,10 +16,11 @@ const SCRIPTS = {
   user_review: 4,
   streak_read: 3,
   streak_admin: 3,
-  user_read: 2,
+  user_read: 3,
   board_read: 1,
   config_publish: 2,
   rate_limit: 1,
+  user_erase: 4,
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;
 

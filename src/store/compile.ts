@@ -16,12 +16,13 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   );
   const attrs = await q<{ id: string; key: string; type: string }>('SELECT id, key, type FROM attributes WHERE tenant_id = $1');
   const systems = await q<{ id: string; slot: number; key: string; name: string; description: string; badge_url: string | null; max_points: number | null }>(
-    'SELECT id, slot, key, name, description, badge_url, max_points FROM points_systems WHERE tenant_id = $1 ORDER BY slot',
+    'SELECT id, slot, key, name, description, badge_url, max_points::float8 AS max_points FROM points_systems WHERE tenant_id = $1 ORDER BY slot',
   );
   const triggers = await q<Record<string, any>>(
-    `SELECT t.*, s.slot AS system_slot FROM points_triggers t JOIN points_systems s ON s.id = t.system_id WHERE t.tenant_id = $1 ORDER BY t.slot`,
+    // Points are bigint (a string from pg): as numbers.
+    `SELECT t.*, t.points::float8 AS points, t.metric_threshold::float8 AS metric_threshold, s.slot AS system_slot FROM points_triggers t JOIN points_systems s ON s.id = t.system_id WHERE t.tenant_id = $1 ORDER BY t.slot`,
   );
-  const levels = await q<Record<string, any>>('SELECT * FROM points_levels WHERE tenant_id = $1 ORDER BY points, seq');
+  const levels = await q<Record<string, any>>('SELECT l.*, l.points::float8 AS points FROM points_levels l WHERE tenant_id = $1 ORDER BY l.points, l.seq');
   const boosts = await q<Record<string, any>>(
     `SELECT b.*, s.slot AS system_slot, to_char(b.start_date, 'YYYY-MM-DD') AS start_s, to_char(b.end_date, 'YYYY-MM-DD') AS end_s
      FROM points_boosts b JOIN points_systems s ON s.id = b.system_id WHERE b.tenant_id = $1 ORDER BY b.seq`,

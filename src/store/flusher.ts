@@ -6,8 +6,11 @@ import { FLUSH_GROUP, Keys } from '../redis/keys';
 import { tx } from './db';
 import { awardId, ScriptPoints } from '../domain/points';
 import { derivedId } from '../domain/ids';
+import { erasureHash } from './privacy';
 import type { ScriptBoard } from '../domain/leaderboards';
 import type { Tenant, Tenants } from './tenants';
+import { DeadLetters, isPermanent, UnreadableRecord } from './dead-letters';
+import { systemClock } from '../clock';
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -75,6 +78,8 @@ interface UserRow {
 }
 
 const BATCH = 500;
+/** Serialization failure and deadlock: a retry goes through. */
+const RETRYABLE = new Set(['40001', '40P01']);
 
 /** One change record, field by field, as the scripts wrote it. */
 export type ChangeRecord = Record<string, string | undefined>;
@@ -114,6 +119,8 @@ export class Flusher {
   private running: Promise<void> | null = null;
   private stopped = false;
   private readonly pending = new Set<number>();
+  /** Each tenant's last flushThrough, so the next one waits for it. */
+  private readonly throughs = new Map<number, Promise<void>>();
   /** Cycles never overlap: an entry read by one must be committed before another looks. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -131,6 +138,7 @@ export class Flusher {
     /** How long another consumer's unacknowledged entries wait before we take them over. */
     private readonly claimIdleMs = 30_000,
     private readonly hook: BatchHook | null = null,
+    private readonly deadLetters: DeadLetters = new DeadLetters(db, systemClock, log),
   ) {}
 
   /** Entries not yet in Postgres, and the age of the oldest (seconds), over every tenant. */
@@ -199,6 +207,51 @@ export class Flusher {
     while ((await this.exclusive(() => this.cycle())) > 0);
   }
 
+  /**
+   * Write every record of the tenant's stream up to and including `id` now,
+   * outside the consumer group (read your writes: a read from Postgres must
+   * not wait for the flusher's lag). The consumers may hold some of the same
+   * records: every write is idempotent and versioned, so writing one twice
+   * changes nothing, and acknowledging it twice is harmless. Calls for one
+   * tenant run one after another, so concurrent reads of a busy tenant do
+   * not write the same records side by side; a later one mostly finds its
+   * records written already.
+   */
+  flushThrough(t: Tenant, id: string): Promise<void> {
+    const run = (this.throughs.get(t.slot) ?? Promise.resolve()).then(() => this.writeThrough(t, id));
+    const settled = run.catch(() => undefined);
+    this.throughs.set(t.slot, settled);
+    void settled.then(() => {
+      if (this.throughs.get(t.slot) === settled) this.throughs.delete(t.slot);
+    });
+    return run;
+  }
+
+  /** Write every record acknowledged so far for the tenant (reads over many users). */
+  async flushAll(t: Tenant): Promise<void> {
+    const last = await this.redis.xrevrange(this.keys.tenant(t.slot).stream, '+', '-', 'COUNT', 1);
+    if (last[0]) await this.flushThrough(t, last[0][0]);
+  }
+
+  private async writeThrough(t: Tenant, id: string): Promise<void> {
+    const stream = this.keys.tenant(t.slot).stream;
+    for (;;) {
+      const entries = ((await this.redis.xrange(stream, '-', id, 'COUNT', BATCH)) as StreamEntry[]).filter((e) => e[1] !== null);
+      if (entries.length === 0) return;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.writeOrSetAside(t, entries);
+          break;
+        } catch (err) {
+          // Side by side with the consumers, a deadlock is possible (and retrying resolves it).
+          if (attempt >= 3 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+        }
+      }
+      const ids = entries.map((e) => e[0]);
+      await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
+    }
+  }
+
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
@@ -257,7 +310,7 @@ export class Flusher {
       return from === '0' ? this.flushTenant(t) : this.claimStale(t, stream);
     }
     this.pending.add(t.slot);
-    await this.write(t, entries);
+    await this.writeOrSetAside(t, entries);
     const ids = entries.map((e) => e[0]);
     await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
     if (from === '>') this.pending.delete(t.slot);
@@ -277,103 +330,55 @@ export class Flusher {
     const live = entries.filter((e) => e[1] !== null);
     if (live.length === 0) return 0;
     this.pending.add(t.slot);
-    await this.write(t, live);
+    await this.writeOrSetAside(t, live);
     const ids = live.map((e) => e[0]);
     await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
     this.pending.delete(t.slot);
     return live.length;
   }
 
-  private async write(t: Tenant, entries: StreamEntry[]): Promise<void> {
-    const events: EventRow[] = [];
-    const awards: AwardRow[] = [];
-    const users = new Map<string, UserRow>();
-    // Latest value of each user field and board entry in this batch, with the entry id as its version.
-    const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
-    const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
-    const collectFields = (uf: string | undefined, userId: string, ver: string) => {
-      if (!uf || uf === '{}') return;
-      const changed = JSON.parse(uf) as Record<string, string | false>;
-      let mine = fields.get(userId);
-      if (!mine) fields.set(userId, (mine = new Map()));
-      for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
-    };
-    const completions: CompletionRow[] = [];
-    const boardEvents: BoardEventRow[] = [];
-    const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string, ver: string) => {
-      if (!lb || lb === '[]' || lb === '{}') return;
-      for (const c of JSON.parse(lb) as ScriptBoard[]) {
-        const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
-        const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
-        entry(userId, c.rk > 0 ? c.sc : null);
-        for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
-        const none = (x: number) => (x < 0 ? null : x);
-        boardEvents.push({
-          id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
-          pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
-        });
-      }
-    };
-    // Later records of the same period win (a restore rewrites one).
-    const periods = new Map<string, PeriodRow>();
-    const collectPeriods = (stk: string | undefined, userId: string) => {
-      if (!stk || stk === '[]' || stk === '{}') return;
-      for (const r of JSON.parse(stk) as Omit<PeriodRow, 'u'>[]) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
-    };
-    const collectCompletions = (ach: string | undefined, opId: string, userId: string, at: number) => {
-      if (!ach || ach === '[]' || ach === '{}') return;
-      for (const d of JSON.parse(ach) as { i: string }[]) completions.push({ a: d.i, u: userId, at, e: opId });
-    };
-    // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
-    const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
-      if (!pa || pa === '{}') return;
-      for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
-        for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
-          awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
-        }
-      }
-    };
-    const touch = (id: string, at: number, created: string, patch: string) => {
-      let u = users.get(id);
-      if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
-      if (created) u.created ??= Number(created);
-      if (patch) {
-        const p = JSON.parse(patch) as Record<string, string>;
-        for (const k in p) {
-          if (k.startsWith('a:')) u.a[k.slice(2)] = p[k]!;
-          else u.p[k] = p[k]!;
-        }
-      }
-      u.updated = Math.max(u.updated, at);
-    };
-    const records: ChangeRecord[] = [];
-    for (const [entryId, flat] of entries) {
-      const f = fieldMap(flat);
-      records.push(f);
-      const ver = streamVersion(entryId);
-      if (f.k === 'ev') {
-        const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
-        events.push({ ...e, t: f.t! });
-        if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
-        collectAwards(f.pa, e.id, e.u, e.at, e.d);
-        collectCompletions(f.ach, e.id, e.u, e.at);
-        collectPeriods(f.stk, e.u);
-        collectBoards(f.lb, e.id, e.u, e.at, e.d, ver);
-        collectFields(f.uf, e.u, ver);
-      } else if (f.k === 'us' || f.k === 'tg') {
-        if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
-        collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
-        collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
-        collectPeriods(f.stk, f.u!);
-        collectFields(f.uf, f.u!, ver);
-      }
+  /**
+   * Write a batch; when Postgres refuses it for good (a data error, see
+   * isPermanent), halve it until the refused records stand alone, write the
+   * rest, and move each refused one to the dead letters. The caller then
+   * acknowledges the whole batch. Halving finds one bad record among 500 in
+   * about 18 transactions, where one by one would take 500. Records stay in
+   * stream order, and every write is idempotent and versioned, so the halves
+   * land as the whole batch would have. Any other error (an outage) throws,
+   * and the batch is retried as before, dead letters included.
+   */
+  private async writeOrSetAside(t: Tenant, entries: StreamEntry[]): Promise<void> {
+    try {
+      await this.write(t, entries);
+    } catch (err) {
+      if (!isPermanent(err)) throw err;
+      if (entries.length === 1) return this.deadLetters.add(t, entries[0]![0], entries[0]![1], err);
+      const half = Math.ceil(entries.length / 2);
+      await this.writeOrSetAside(t, entries.slice(0, half));
+      await this.writeOrSetAside(t, entries.slice(half));
     }
+  }
+
+  /** Write one record again (a dead letter's replay), through the same code as any batch; throws what Postgres says. */
+  replay(t: Tenant, streamId: string, fields: string[]): Promise<void> {
+    return this.write(t, [[streamId, fields]]);
+  }
+
+  private async write(t: Tenant, entries: StreamEntry[]): Promise<void> {
+    let batch = collect(entries);
     const derived = await tx(this.db, async (c) => {
       // The tables written below have no foreign key to tenants (one check
       // per row cost more than any other part of a flush): this lock is that
       // check, once. A tenant removed meanwhile has nothing left to keep.
       const live = await c.query({ name: 'flush-tenant-lock', text: 'SELECT 1 FROM tenants WHERE id = $1 FOR KEY SHARE', values: [t.id] });
       if (!live.rowCount) return null;
+      // Records of a user erased after they were written are dropped (the
+      // erasure locks this tenant row to delete what was flushed before). A
+      // statement of its own, after the lock: one taking the lock too would
+      // read the tombstones as of before an erasure it waited for.
+      const kept = await keptAfterErasures(c, t.id, entries);
+      if (kept) batch = collect(kept);
+      const { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records } = batch;
       const step = this.hook ? await this.hook.begin(c, t, records) : null;
       if (users.size) {
         const rows = inKeyOrder(users);
@@ -453,7 +458,7 @@ export class Flusher {
         await c.query(
           `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, event_id, awarded, total, at, local_date, boosts)
            SELECT x.id, $1, x.u, x.s, x.t, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
-           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, e uuid, a integer, tot integer, at bigint, d date, bo jsonb)
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, e uuid, a numeric, tot numeric, at bigint, d date, bo jsonb)
            ON CONFLICT (id) DO NOTHING`,
           [t.id, JSON.stringify(awards)],
         );
@@ -472,6 +477,138 @@ export class Flusher {
     });
     if (derived) this.hook!.committed();
   }
+}
+
+/** A batch's rows, collected from its stream entries. */
+function collect(entries: StreamEntry[]) {
+  const events: EventRow[] = [];
+  const awards: AwardRow[] = [];
+  const users = new Map<string, UserRow>();
+  // Latest value of each user field and board entry in this batch, with the entry id as its version.
+  const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
+  const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
+  const collectFields = (uf: string | undefined, userId: string, ver: string) => {
+    if (!uf || uf === '{}') return;
+    const changed = JSON.parse(uf) as Record<string, string | false>;
+    let mine = fields.get(userId);
+    if (!mine) fields.set(userId, (mine = new Map()));
+    for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
+  };
+  const completions: CompletionRow[] = [];
+  const boardEvents: BoardEventRow[] = [];
+  const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string, ver: string) => {
+    if (!lb || lb === '[]' || lb === '{}') return;
+    for (const c of JSON.parse(lb) as ScriptBoard[]) {
+      const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
+      const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
+      entry(userId, c.rk > 0 ? c.sc : null);
+      for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
+      const none = (x: number) => (x < 0 ? null : x);
+      boardEvents.push({
+        id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
+        pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
+      });
+    }
+  };
+  // Later records of the same period win (a restore rewrites one).
+  const periods = new Map<string, PeriodRow>();
+  const collectPeriods = (stk: string | undefined, userId: string) => {
+    if (!stk || stk === '[]' || stk === '{}') return;
+    for (const r of JSON.parse(stk) as Omit<PeriodRow, 'u'>[]) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
+  };
+  const collectCompletions = (ach: string | undefined, opId: string, userId: string, at: number) => {
+    if (!ach || ach === '[]' || ach === '{}') return;
+    for (const d of JSON.parse(ach) as { i: string }[]) completions.push({ a: d.i, u: userId, at, e: opId });
+  };
+  // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
+  const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
+    if (!pa || pa === '{}') return;
+    for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
+      for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
+        awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
+      }
+    }
+  };
+  const touch = (id: string, at: number, created: string, patch: string) => {
+    let u = users.get(id);
+    if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
+    if (created) u.created ??= Number(created);
+    if (patch) {
+      const p = JSON.parse(patch) as Record<string, string>;
+      for (const k in p) {
+        if (k.startsWith('a:')) u.a[k.slice(2)] = p[k]!;
+        else u.p[k] = p[k]!;
+      }
+    }
+    u.updated = Math.max(u.updated, at);
+  };
+  const records: ChangeRecord[] = [];
+  const collectOne = (entryId: string, flat: string[]) => {
+    const f = fieldMap(flat);
+    // An erasure's marker (see lua/user_erase.lua) only splits the stream.
+    if (f.k === 'er') return;
+    records.push(f);
+    const ver = streamVersion(entryId);
+    if (f.k === 'ev') {
+      const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
+      events.push({ ...e, t: f.t! });
+      if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
+      collectAwards(f.pa, e.id, e.u, e.at, e.d);
+      collectCompletions(f.ach, e.id, e.u, e.at);
+      collectPeriods(f.stk, e.u);
+      collectBoards(f.lb, e.id, e.u, e.at, e.d, ver);
+      collectFields(f.uf, e.u, ver);
+    } else if (f.k === 'us' || f.k === 'tg') {
+      if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
+      collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
+      collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
+      collectPeriods(f.stk, f.u!);
+      collectFields(f.uf, f.u!, ver);
+    }
+  };
+  for (const [entryId, flat] of entries) {
+    try {
+      collectOne(entryId, flat);
+    } catch (err) {
+      // Malformed JSON or a missing field: no retry will parse it.
+      throw new UnreadableRecord(`Unreadable change record ${entryId}: ${(err as Error).message}`);
+    }
+  }
+  return { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records };
+}
+
+/**
+ * The entries to write when erasures newer than some of them exist: each
+ * erased user's records older than their erasure left out (null: keep all).
+ * One indexed query per batch, which finds nothing unless a user was erased
+ * since the batch's oldest record was written.
+ */
+async function keptAfterErasures(c: PoolClient, tenantId: string, entries: StreamEntry[]): Promise<StreamEntry[] | null> {
+  if (entries.length === 0) return null;
+  let oldest = BigInt(streamVersion(entries[0]![0]));
+  for (const [id] of entries) {
+    const v = BigInt(streamVersion(id));
+    if (v < oldest) oldest = v;
+  }
+  const { rows } = await c.query<{ user_hash: string; ver: string }>({
+    name: 'flush-erasures',
+    text: 'SELECT user_hash, ver FROM user_erasures WHERE tenant_id = $1 AND ver > $2',
+    values: [tenantId, oldest.toString()],
+  });
+  if (rows.length === 0) return null;
+  const erased = new Map(rows.map((r) => [r.user_hash, BigInt(r.ver)]));
+  return entries.filter(([id, flat]) => {
+    const u = ownerOf(fieldMap(flat));
+    if (u === null) return true;
+    const ver = erased.get(erasureHash(tenantId, u));
+    return ver === undefined || BigInt(streamVersion(id)) > ver;
+  });
+}
+
+/** The user a change record is about (null: none, such as an erasure marker). */
+function ownerOf(f: ChangeRecord): string | null {
+  if (f.k === 'ev') return (JSON.parse(f.e!) as { u: string }).u;
+  return f.u ?? null;
 }
 
 /**

@@ -62,7 +62,8 @@ const badgeJson = (url: string | null) => (url ? { url } : null);
 export const SYSTEMS: Resource<SystemRow> = {
   path: '/admin/v1/points',
   table: 'points_systems',
-  cols: 'id, key, name, description, badge_url, max_points, status',
+  // Numbers as JSON numbers (pg gives bigint as a string).
+  cols: 'id, key, name, description, badge_url, max_points::float8 AS max_points, status',
   order: 'slot',
   noun: 'Points system',
   json: (r) => ({ id: r.id, name: r.name, key: r.key, description: r.description, status: r.status, badge: badgeJson(r.badge_url), maxPoints: r.max_points }),
@@ -82,7 +83,7 @@ export function triggerJson(r: TriggerRow) {
 const TRIGGERS: Resource<TriggerRow> = {
   path: '/admin/v1/points/:systemId/triggers',
   table: 'points_triggers',
-  cols: 'id, type, points, status, metric_id, metric_threshold, achievement_id, streak_length, time_unit, time_interval, user_attributes, event_attributes, block_if_out_of_points',
+  cols: 'id, type, points::float8 AS points, status, metric_id, metric_threshold::float8 AS metric_threshold, achievement_id, streak_length, time_unit, time_interval, user_attributes, event_attributes, block_if_out_of_points',
   order: 'slot',
   noun: 'Points trigger',
   json: triggerJson,
@@ -91,7 +92,7 @@ const TRIGGERS: Resource<TriggerRow> = {
 const LEVELS: Resource<LevelRow> = {
   path: '/admin/v1/points/:systemId/levels',
   table: 'points_levels',
-  cols: 'id, key, name, description, badge_url, points',
+  cols: 'id, key, name, description, badge_url, points::float8 AS points',
   order: 'seq',
   noun: 'Points level',
   json: (r) => ({ id: r.id, name: r.name, key: r.key, points: r.points, description: r.description, badge: badgeJson(r.badge_url) }),

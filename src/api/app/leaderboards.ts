@@ -51,7 +51,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       if (!(await isFinal(ctx, t, b, run))) return [];
       const { rows } = await ctx.db.query<Omit<Ranking, 'userName'>>({
         name: 'board-results-page',
-        text: `SELECT user_id AS "userId", rank, value::int AS value FROM leaderboard_results
+        text: `SELECT user_id AS "userId", rank, value::float8 AS value FROM leaderboard_results
                WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND rank > $5 AND rank <= $6 AND ($7 = '' OR user_id = $7)
                ORDER BY rank`,
         values: [t.id, b.id, run, group.join('\x1f'), offset, last + 1, userId],
@@ -122,7 +122,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       method: 'get',
       pattern: '/v1/users/:id/leaderboards/:key',
       handler: async (req) => {
-        const u = await readUser(ctx, req);
+        const u = await readUser(ctx, req, { postgres: true });
         const b = visible(u.cfg, req.params[1]!, req);
         const run = runOf(b, req);
         const numEvents = intParam(req.query, 'numEvents', 10, 0, 100);
@@ -131,7 +131,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         let value: number | null = null;
         if (await isFinal(ctx, u.tenant, b, run)) {
           const { rows } = await ctx.db.query<{ rank: number; value: number }>(
-            'SELECT rank, value::int AS value FROM leaderboard_results WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4',
+            'SELECT rank, value::float8 AS value FROM leaderboard_results WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4',
             [u.tenant.id, b.id, run, u.id],
           );
           rank = rows[0]?.rank ?? null;

@@ -50,7 +50,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/users/:id/points/:key',
       handler: async (req) => {
         const n = intParam(req.query, 'awards', 10, 1, 100);
-        const u = await readUser(ctx, req);
+        const u = await readUser(ctx, req, { postgres: true });
         const s = systemOf(u.cfg, req.params[1]!);
         const held = u.fields.get(pointsField(s.slot));
         const total = Number(held ?? 0);
@@ -59,7 +59,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         // Postgres plans once per connection rather than on every read.
         const { rows } = held === undefined ? { rows: [] } : await ctx.db.query<{ id: string; trigger_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
           name: 'points-recent-awards',
-          text: `SELECT id, trigger_id, awarded, total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
+          text: `SELECT id, trigger_id, awarded::float8 AS awarded, total::float8 AS total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
                  WHERE tenant_id = $1 AND user_id = $2 AND system_id = $3 ORDER BY seq DESC LIMIT $4`,
           values: [u.tenant.id, u.id, s.id, n],
         });
@@ -89,7 +89,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       method: 'get',
       pattern: '/v1/users/:id/points/:key/event-summary',
       handler: async (req) => {
-        const u = await readUser(ctx, req);
+        const u = await readUser(ctx, req, { postgres: true });
         const s = systemOf(u.cfg, req.params[1]!);
         return reply(200, await eventSummary(ctx.db, POINTS_AWARDS, u.tenant.id, u.id, s.id, req.query));
       },
@@ -138,6 +138,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/summary',
       handler: async (req) => {
         const { tenant, system } = await systemFor(req);
+        await ctx.durable.all(tenant);
         const totals = await userTotals(ctx.db, tenant.id, system.id, attributeQuery(req.query));
         return reply(200, histogram(totals));
       },
@@ -147,6 +148,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/level-summary',
       handler: async (req) => {
         const { tenant, system } = await systemFor(req);
+        await ctx.durable.all(tenant);
         const totals = await userTotals(ctx.db, tenant.id, system.id, {});
         const counts = new Map<string, number>();
         for (const t of totals) {
@@ -166,7 +168,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
  */
 async function userTotals(db: Pool, tenantId: string, systemId: string, attrs: Record<string, string>): Promise<number[]> {
   const { rows } = await db.query<{ total: number }>(
-    `SELECT coalesce(last.total, 0) AS total FROM users u
+    `SELECT coalesce(last.total, 0)::float8 AS total FROM users u
      LEFT JOIN LATERAL (SELECT total FROM points_awards a WHERE a.tenant_id = u.tenant_id AND a.user_id = u.id AND a.system_id = $2
                         ORDER BY seq DESC LIMIT 1) last ON true
      WHERE u.tenant_id = $1 AND u.attributes @> $3::jsonb`,

@@ -30,6 +30,8 @@ export function streakRoutes(ctx: Ctx): Route[] {
         }
         const cfg = r.cfg.streak!;
         const st = JSON.parse(r.raw) as Reply;
+        // History comes from Postgres: the user's unflushed periods are written first.
+        if (r.unflushed) await ctx.durable.through(tenant, r.unflushed);
         const n = periodIndexes(r.date, cfg.weekStart)[FREQ_CODE[cfg.frequency]];
         return reply(200, {
           ...streakJson(cfg, st, n, st.fz),

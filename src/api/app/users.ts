@@ -68,22 +68,29 @@ async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mo
   });
 }
 
-/** Read a user's hash with a config that matches it; 404 for an unknown user. */
+/**
+ * Read a user's hash with a config that matches it; 404 for an unknown user.
+ * With `postgres` the caller goes on to read the user's rows in Postgres:
+ * any of the user's change records still unflushed are written first.
+ */
 export async function readUser(
   ctx: Ctx,
   req: Request,
+  opts: { postgres?: boolean } = {},
 ): Promise<{ principal: Principal; tenant: Tenant; cfg: TenantConfig; id: string; fields: Map<string, string> }> {
   const { principal, tenant } = await identify(ctx, req);
   const id = req.params[0]!;
   requireUser(principal, id);
   const tk = ctx.keys.tenant(tenant.slot);
-  return withConfig(ctx, tenant, async (cfg) => {
-    const r = (await ctx.scripts.run('user_read', [tk.config, tk.user(id)], [cfg.ver])) as string[];
+  const u = await withConfig(ctx, tenant, async (cfg) => {
+    const r = (await ctx.scripts.run('user_read', [tk.config, tk.user(id), tk.stream], [cfg.ver])) as string[];
     if (r[0] === 'STALE') return STALE;
-    const fields = toMap(r, 1);
+    const fields = toMap(r, 2);
     if (!fields.has('c')) throw notFound(`User "${id}" not found`);
-    return { principal, tenant, cfg, id, fields };
+    return { principal, tenant, cfg, id, fields, unflushed: r[1]! };
   });
+  if (opts.postgres && u.unflushed) await ctx.durable.through(tenant, u.unflushed);
+  return u;
 }
 
 async function getUser(ctx: Ctx, req: Request) {
@@ -121,7 +128,7 @@ async function userMetric(ctx: Ctx, req: Request) {
 }
 
 async function metricSummary(ctx: Ctx, req: Request) {
-  const u = await readUser(ctx, req);
+  const u = await readUser(ctx, req, { postgres: true });
   const metric = metricOf(u.cfg, req.params[1]!);
   return reply(200, await eventSummary(ctx.db, METRIC_EVENTS, u.tenant.id, u.id, metric.id, req.query));
 }

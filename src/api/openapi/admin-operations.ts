@@ -5,7 +5,8 @@ import type {
   AdminStreakPause, AdminPointsSystemWithItems, CreateKey, CreateLevel, CreateMetric, CreateSystem, CreateTenant, CreateTrigger, Deleted,
   FreezesBody, FreezesResponse, IdsQuery, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger,
   PausesBody, RestoreBody, UpdatedKey, UpdateKey, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
-  AdminWebhook, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields,
+  AdminWebhook, ErasedUser, UserExport, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields,
+  DeadLetter, DeadLetterReplayed,
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate,
 } from '../wire/admin';
@@ -163,6 +164,34 @@ export const adminOperations: Operation[] = [
   },
 
   {
+    method: 'get', path: '/admin/v1/dead-letters', operationId: 'admin_dead_letters_list', tag: 'Admin: dead letters', auth: admin,
+    summary: 'List change records Postgres refused',
+    description:
+      'Records the flusher could not write for good (a data error, not an outage) and set aside so the rest of their batch was written. ' +
+      'While any exist, /readyz reports the flusher as degraded.',
+    query: list,
+    responses: { 200: { description: 'A page of dead letters, newest first', schema: typia.json.schema<DeadLetter[]>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/dead-letters/:id', operationId: 'admin_dead_letters_get', tag: 'Admin: dead letters', auth: admin,
+    summary: 'Get a dead letter',
+    responses: { 200: { description: 'The dead letter, with its record and error', schema: typia.json.schema<DeadLetter>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/dead-letters/:id/replay', operationId: 'admin_dead_letters_replay', tag: 'Admin: dead letters', auth: admin,
+    summary: 'Write a dead letter to Postgres again',
+    description: 'After fixing the cause. On success the dead letter is removed; if Postgres still refuses it, 422 with the error (kept on the dead letter).',
+    responses: { 200: { description: 'Written; the dead letter is gone', schema: typia.json.schema<DeadLetterReplayed>() } },
+  },
+  {
+    method: 'del', path: '/admin/v1/dead-letters', operationId: 'admin_dead_letters_delete', tag: 'Admin: dead letters', auth: admin,
+    summary: 'Discard dead letters (by id)',
+    description: 'Their records are never written.',
+    query: ids,
+    responses: { 200: { description: 'What was discarded, and ids not found', schema: deleted } },
+  },
+
+  {
     method: 'get', path: '/admin/v1/streak', operationId: 'admin_streak_get', tag: 'Admin: streaks', auth: admin,
     summary: 'Streak settings',
     responses: { 200: { description: 'The settings (defaults until set)', schema: typia.json.schema<StreakSettingsResponse>() } },
@@ -238,5 +267,24 @@ export const adminOperations: Operation[] = [
     summary: 'Revoke application keys (by id)',
     query: ids,
     responses: { 200: { description: 'What was revoked, and ids not found', schema: deleted } },
+  },
+
+  {
+    method: 'del', path: '/admin/v1/users/:id', operationId: 'admin_users_erase', tag: 'Admin: users', auth: admin,
+    summary: 'Erase a user and everything held about them',
+    description:
+      'Removes the user from Redis and Postgres: profile, totals, points and awards, achievements (rarity no longer counts them), ' +
+      'streak and its history, pauses, leaderboard places (the others move up) and history, events, idempotency keys, ' +
+      'boosts and application keys bound to them, and webhook deliveries about them. Only a tombstone stays: a SHA-256 of ' +
+      'tenant and user id, and the time. Erasing again answers the same; an event for the id afterwards starts a new user. ' +
+      '404 for an id never seen nor erased; 422 for an id that is empty, longer than 255 characters or holds control characters.',
+    responses: { 200: { description: 'Erased (now or before)', schema: typia.json.schema<ErasedUser>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/users/:id/export', operationId: 'admin_users_export', tag: 'Admin: users', auth: admin,
+    summary: 'Everything held about a user, as one document',
+    description: 'Profile, metric and points totals, awards, achievements, streak and its history, leaderboard places and history, events, ' +
+      'boosts, application keys (never secrets) and webhook deliveries about the user. 404 for an unknown user.',
+    responses: { 200: { description: 'The document', schema: typia.json.schema<UserExport>() } },
   },
 ];

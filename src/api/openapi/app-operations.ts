@@ -179,7 +179,7 @@ export const appOperations: Operation[] = [
   },
   {
     method: 'get', path: '/readyz', operationId: 'readiness', tag: 'Service', auth: 'none',
-    summary: 'Readiness: Redis and Postgres answer; with the flusher lag',
+    summary: 'Readiness: Redis and Postgres answer; with the flusher lag and dead letters',
     responses: {
       200: { description: 'Ready', schema: typia.json.schema<Readiness>() },
       503: { description: 'Not ready (see which store is down)', schema: typia.json.schema<Readiness>() },

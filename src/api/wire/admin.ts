@@ -1,6 +1,6 @@
 import type { tags } from 'typia';
 import type { WebhookEventType } from '../../webhooks/events';
-import type { IsoDate, IsoDateTime, PointsBoost } from './app';
+import type { IsoDate, IsoDateTime, PointsBoost, PointsLevel, User } from './app';
 
 // The Admin API on the wire (see ./app.ts for why these live apart).
 // Writes take a batch of items; each item is validated on its own and the
@@ -542,6 +542,92 @@ export interface Redelivered {
   redelivered: Int;
 }
 
+// ---- dead letters ----
+
+/**
+ * A change record Postgres refused for good (a data error), kept out of its
+ * stream so the rest of the tenant's records are written.
+ */
+export interface DeadLetter {
+  id: string;
+  /** The change stream entry's id; also its version, so a late replay never overwrites newer data. */
+  streamId: string;
+  /** The record's fields as the scripts wrote them; a value holding a NUL character as `{"base64": …}` of its UTF-8. */
+  record: Record<string, string | { base64: string }>;
+  /** Why Postgres refused it (at the last attempt). */
+  error: string;
+  /** Postgres's SQLSTATE (null: the record could not be parsed at all). */
+  sqlstate: string | null;
+  firstFailedAt: IsoDateTime;
+  lastFailedAt: IsoDateTime;
+  /** Replays tried that failed. */
+  replays: Int;
+}
+
+export interface DeadLetterReplayed {
+  id: string;
+  /** Written to Postgres; the dead letter is gone. */
+  replayed: true;
+}
+
+/** DELETE /admin/v1/users/{id}: the same answer for every erasure of the id. */
+export interface ErasedUser {
+  id: string;
+  erased: true;
+  /** When it was erased (a repeat finding nothing more answers the first time). */
+  erasedAt: IsoDateTime;
+}
+
+/** GET /admin/v1/users/{id}/export: everything held about one user. */
+export interface UserExport {
+  id: string;
+  exportedAt: IsoDateTime;
+  profile: User;
+  /** Every metric's total. */
+  metrics: { key: string; name: string; total: number }[];
+  /** Every points system's total, level and awards (oldest first). */
+  points: {
+    key: string;
+    name: string;
+    total: number;
+    level: PointsLevel | null;
+    awards: {
+      id: string;
+      triggerId: string;
+      eventId: string | null;
+      awarded: number;
+      total: number;
+      date: IsoDate;
+      at: IsoDateTime;
+      boosts: string[];
+    }[];
+  }[];
+  achievements: { id: string; key: string | null; name: string | null; achievedAt: IsoDateTime }[];
+  streak: {
+    frequency: 'daily' | 'weekly' | 'monthly' | null;
+    length: number;
+    freezes: number | null;
+    /** Every recorded period, of every frequency. */
+    history: { frequency: string; periodStart: IsoDate; periodEnd: IsoDate; length: number; usedFreeze: boolean; usedPause: boolean }[];
+    pauses: { id: string; start: IsoDate; end: IsoDate }[];
+  };
+  leaderboards: {
+    /** Where the user stands now on live boards. */
+    positions: { key: string | null; run: number; group: string[]; rank: number; value: number }[];
+    /** Every rank change. */
+    history: { key: string | null; run: number; at: IsoDateTime; previousRank: number | null; rank: number | null; previousValue: number | null; value: number | null }[];
+    /** Final rankings of finished runs. */
+    results: { key: string | null; run: number; group: string[]; rank: number; value: number }[];
+  };
+  events: { id: string; metric: string | null; value: number; total: number; date: IsoDate; at: IsoDateTime; idempotencyKey: string | null; attributes: Record<string, string> }[];
+  /** Points boosts aimed at this user. */
+  boosts: { id: string; points: string | null; name: string; start: IsoDate; end: IsoDate | null; multiplier: number }[];
+  /** Application API keys bound to the user (never the secret). */
+  apiKeys: { id: string; prefix: string; created: IsoDateTime }[];
+  /** Webhook deliveries about the user or ranking them. */
+  webhookDeliveries: { id: string; webhookId: string; type: string; status: string; created: IsoDateTime; deliveredAt: IsoDateTime | null; payload: Record<string, unknown> }[];
+}
+
 // ---- users (admin reads) ----
 
 export interface UserEventsQuery {
@@ -597,7 +683,7 @@ export interface EventsPerDay {
 export interface PointsPerDay {
   date: IsoDate;
   systemId: string;
-  /** Whole points (a day's sum may pass 32 bits). */
+  /** Points are any number (awards are stored exactly, as numeric). */
   issued: number;
   consumed: number;
   awards: Int;

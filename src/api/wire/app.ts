@@ -424,4 +424,8 @@ export interface Readiness {
   postgres: boolean;
   /** Entries the flusher has yet to write to Postgres, and the age of the oldest. */
   flusherLag: { entries: Int; seconds: number } | null;
+  /** `degraded` while dead letters (records Postgres refused for good) wait for an operator; null when Postgres is unreachable. */
+  flusher: 'ok' | 'degraded' | null;
+  /** How many, over every tenant (see `GET /admin/v1/dead-letters`). */
+  deadLetters: Int | null;
 }

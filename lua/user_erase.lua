@@ -1,0 +1,37 @@
+-- Erase one user's hot state (DELETE /admin/v1/users/{id}, see
+-- src/store/privacy.ts): the user hash, the tenant's counters that counted
+-- them (users, each achievement's completions), their place in the
+-- time-trigger due set and in every leaderboard set (the others re-rank),
+-- and their used idempotency keys. Appends a marker record to the change
+-- stream (no user id in it): its position splits the user's records into
+-- those before the erasure, which the flusher drops, and those after.
+-- KEYS: 1 user, 2 tenant stats, 3 time-trigger due set, 4 change stream,
+--       then ARGV 2 leaderboard sets, then one idempotency bucket per member
+-- ARGV: 1 user id, 2 number of leaderboard sets, then the user's idempotency
+--       members (each in the bucket named by the matching key)
+-- Replies: {existed (1|0), the marker's stream id}
+local user, stats, due, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, boards = ARGV[1], tonumber(ARGV[2])
+
+local existed = 0
+local flat = redis.call('HGETALL', user)
+for i = 1, #flat, 2 do
+  local f = flat[i]
+  if f == 'c' then
+    existed = 1
+    if tonumber(redis.call('HGET', stats, 'users') or '0') > 0 then redis.call('HINCRBY', stats, 'users', -1) end
+  else
+    -- a<slot>: an achievement completed (attributes are 'a:<key>').
+    local slot = string.match(f, '^a(%d+)$')
+    if slot then
+      local field = 'ac' .. slot
+      if tonumber(redis.call('HGET', stats, field) or '0') > 0 then redis.call('HINCRBY', stats, field, -1) end
+    end
+  end
+end
+if #flat > 0 then redis.call('DEL', user) end
+redis.call('ZREM', due, id)
+for i = 1, boards do redis.call('ZREM', KEYS[4 + i], id) end
+for i = 3, #ARGV do redis.call('SREM', KEYS[4 + boards + i - 2], ARGV[i]) end
+local marker = redis.call('XADD', stream, '*', 'k', 'er')
+return {existed, marker}
