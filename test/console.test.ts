@@ -262,5 +262,16 @@ t.test('the console in Chromium', { skip: CHROMIUM ? false : 'no Chromium instal
     t.match((await s.call('GET', '/admin/v1/leaderboards')).body, [{ key: 'top', status: 'finished' }]);
   });
 
+  await t.test('every configuration page renders', async (t) => {
+    for (const [slug, text] of [
+      ['attributes', 'nickname'], ['points', 'xp'], ['streak', 'Metrics and thresholds'], ['webhooks', 'No webhook endpoints yet'],
+      ['keys', 'New application key'], ['tenants', 'acme'], ['dead-letters', 'No dead letters yet'],
+    ]) {
+      await go(`/console/${slug}`);
+      await waitText('main', text!);
+      t.pass(slug!);
+    }
+  });
+
   t.same(problems, [], 'no script errors and no CSP violations');
 });

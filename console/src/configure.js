@@ -25,8 +25,9 @@ export function useLoad(fn, deps) {
 const Secret = ({ label, value }) => value && html`<p class="notice">${label} (shown once, copy it now): <code data-secret>${value}</code></p>`;
 
 /**
- * List, create, edit and delete one collection. `actions(item, reload)` adds
- * buttons to a row; `detail(item)` renders below the table for the open row.
+ * List, create, edit and delete one collection (list and delete only without
+ * `fields`). `actions(item, reload)` adds buttons to a row; `detail(item)`
+ * renders below the table for the open row.
  */
 export function ResourcePage({ spec, actions, detail }) {
   const [items, error, reload] = useLoad(() => listAll(spec.path), [spec.path]);
@@ -57,7 +58,7 @@ export function ResourcePage({ spec, actions, detail }) {
           ${spec.columns.map((c) => html`<td>${cell(item[c])}</td>`)}
           <td class="row-actions">
             ${detail && html`<button class="link" onClick=${() => setOpen(open?.id === item.id ? null : item)}>open</button>`}
-            <button class="link" onClick=${() => setEditing(item)}>edit</button>
+            ${spec.fields && html`<button class="link" onClick=${() => setEditing(item)}>edit</button>`}
             <button class="link danger" onClick=${() => remove(item)}>delete</button>
             ${actions?.(item, reload, setRowError)}
           </td>
@@ -66,7 +67,7 @@ export function ResourcePage({ spec, actions, detail }) {
       </tbody>
     </table>
     ${open && detail(open)}
-    <${Form} key=${editing ? `edit-${editing.id}` : `new-${items?.length ?? 0}`} fields=${spec.fields} item=${editing}
+    ${spec.fields && html`<${Form} key=${editing ? `edit-${editing.id}` : `new-${items?.length ?? 0}`} fields=${spec.fields} item=${editing}
       mode=${editing ? 'edit' : 'create'} idPrefix=${spec.noun.replace(/\W/g, '-')}
       title=${editing ? `Edit ${spec.noun}` : `New ${spec.noun}`} submitLabel=${editing ? 'Save' : 'Create'}
       submit=${(body) => writeOne(editing ? 'PATCH' : 'POST', spec.path, editing ? { id: editing.id, ...body } : body)}
@@ -74,7 +75,7 @@ export function ResourcePage({ spec, actions, detail }) {
         setSecret(saved.secret ?? null);
         setEditing(null);
         reload();
-      }} />
+      }} />`}
     ${editing && html`<button class="link" onClick=${() => setEditing(null)}>cancel editing</button>`}
   </section>`;
 }
@@ -160,3 +161,7 @@ export function Keys() {
       }} />
   </section>`;
 }
+
+/** Change records Postgres refused for good: replay one once the cause is fixed, or discard it. */
+export const DeadLetters = () => html`<${ResourcePage} spec=${R.deadLetters}
+  actions=${(letter, reload, setError) => act('replay', () => api('POST', p`/admin/v1/dead-letters/${letter.id}/replay`), reload, setError)} />`;

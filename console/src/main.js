@@ -21,6 +21,7 @@ const PAGES = [
   ['webhooks', 'Webhooks', C.Webhooks],
   ['keys', 'Application keys', C.Keys],
   ['tenants', 'Tenants', C.Tenants],
+  ['dead-letters', 'Dead letters', C.DeadLetters],
 ];
 
 function SignIn({ onSignIn }) {

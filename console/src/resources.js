@@ -145,3 +145,8 @@ export const applicationKey = [
   { k: 'rateLimit.perSecond', label: 'Requests per second (0: unlimited, empty: default)', type: 'number', min: 0, max: 1000000 },
   { k: 'rateLimit.burst', label: 'Burst', type: 'int', min: 1, max: 1000000 },
 ];
+
+export const deadLetters = {
+  path: '/admin/v1/dead-letters', title: 'Dead letters', noun: 'dead letter',
+  columns: ['firstFailedAt', 'error', 'sqlstate', 'replays', 'record'],
+};
