@@ -160,3 +160,19 @@ t.test("a user's latest events, newest first", async (t) => {
   t.same(await admin.userEvents('nobody'), [], 'an unknown user has none');
   t.equal((await s.call('GET', '/admin/v1/users/x/events?limit=101')).status, 400, 'limit is 1 to 100, as every list');
 });
+
+t.test('analytics and user events reflect every acknowledged event, flushed or not', async (t) => {
+  // No background role: nothing flushes on its own, so only the read itself can bring the events to Postgres.
+  const s = await startServer(t, {}, { http: true, background: false });
+  await s.metrics(['lessons']);
+  for (const id of ['u1', 'u2', 'u1']) {
+    t.equal((await s.event('lessons', { user: { id }, value: 2 })).status, 201);
+    s.clock.advance(1000);
+  }
+  const admin = new Laurel({ apiKey: s.adminKey, baseUrl: s.url }).admin;
+  t.match(await admin.userEvents('u1'), [{ total: 4 }, { total: 2 }], "the user's events");
+  t.match(await admin.analytics.events({ from: '2026-03-10', to: '2026-03-10' }), [{ date: '2026-03-10', events: 3, total: 6 }]);
+  t.same(await admin.analytics.activeUsers({ from: '2026-03-10', to: '2026-03-10' }), [{ date: '2026-03-10', users: 2 }]);
+  t.equal((await s.event('lessons', { user: { id: 'u3' }, value: 1 })).status, 201);
+  t.same(await admin.analytics.activeUsers({ from: '2026-03-10', to: '2026-03-10' }), [{ date: '2026-03-10', users: 3 }], 'at once');
+});

@@ -78,6 +78,6 @@ export function UserPage({ id }) {
       <tbody>${d.events.map((e) => html`<tr><td>${e.occurredAt}</td><td>${metricName[e.metricId] ?? e.metricId}</td>
         <td class="num">${e.value}</td><td class="num">${e.total}</td>
         <td>${Object.entries(e.attributes).map(([k, v]) => `${k}=${v}`).join(', ')}</td></tr>`)}</tbody>
-    </table>${d.events.length === 0 && html`<p class="muted">No events stored yet (they reach Postgres a moment after they are sent).</p>`}</${Card}>
+    </table>${d.events.length === 0 && html`<p class="muted">No events.</p>`}</${Card}>
   </section>`;
 }

@@ -42,7 +42,8 @@ type Frequency = keyof typeof FREQ;
 
 /**
  * `GET /admin/v1/analytics/*`: figures over a range of UTC days, read from
- * Postgres (what the flusher has written). Per-day figures come from the
+ * Postgres once it holds every acknowledged change (read your writes, as
+ * every read from Postgres). Per-day figures come from the
  * daily sums of closed days (store/rollups.ts) and, for the days still open,
  * from the rows themselves; the rest are index range scans of one tenant.
  */
@@ -66,6 +67,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<EventsAnalyticsQuery>());
+        await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
         const { rows } = await ctx.db.query<EventsPerDay>(
           `SELECT to_char(day, 'YYYY-MM-DD') AS date, metric_id AS "metricId", events, total::float8 AS total
@@ -87,6 +89,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<PointsAnalyticsQuery>());
+        await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
         const { rows } = await ctx.db.query<PointsPerDay>(
           `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", issued::float8 AS issued, consumed::float8 AS consumed, awards
@@ -111,6 +114,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+        await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
         const { rows } = await ctx.db.query<ActiveUsersPerDay>(
           `SELECT to_char(day, 'YYYY-MM-DD') AS date, active_users AS users
@@ -131,6 +135,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+        await ctx.durable.all(tenant);
         const { rows: settings } = await ctx.db.query<{ frequency: Frequency; week_start: WeekStart }>(
           'SELECT frequency, week_start FROM streak_settings WHERE tenant_id = $1',
           [tenant.id],
@@ -160,6 +165,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+        await ctx.durable.all(tenant);
         const [{ rows }, { rows: users }] = await Promise.all([
           ctx.db.query<Omit<AchievementCompletionRate, 'users' | 'rate'>>(
             `SELECT a.id AS "achievementId", a.key, a.name,

@@ -26,6 +26,8 @@ export function userEventsRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const limit = intParam(req.query, 'limit', 20, 1, 100);
+        // Read your writes: Postgres first gets what is acknowledged and not yet flushed.
+        await ctx.durable.all(tenant);
         const { rows } = await ctx.db.query<Row>(
           `SELECT id, metric_id, value, total, occurred_at, to_char(local_date, 'YYYY-MM-DD') AS local_date, attributes, idempotency_key
            FROM events WHERE tenant_id = $1 AND user_id = $2 ORDER BY occurred_at DESC, id LIMIT $3`,

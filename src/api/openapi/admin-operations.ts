@@ -71,7 +71,7 @@ function analytics(name: string, summary: string, query: Unit, schema: Unit): Op
   return [{
     method: 'get', path: `/admin/v1/analytics/${name}`, operationId: `admin_analytics_${name.replace('-', '_')}`, tag: 'Admin: analytics',
     auth: admin, summary, query,
-    description: 'Read from Postgres. `from` and `to` are UTC days, both included, at most 400 days apart; otherwise 422.',
+    description: 'Read from Postgres once it holds every acknowledged change. `from` and `to` are UTC days, both included, at most 400 days apart; otherwise 422.',
     responses: { 200: { description: summary, schema } },
   }];
 }
@@ -236,7 +236,7 @@ export const adminOperations: Operation[] = [
   {
     method: 'get', path: '/admin/v1/users/:id/events', operationId: 'admin_user_events_list', tag: 'Admin: users', auth: admin,
     summary: "A user's latest events, newest first",
-    description: 'Read from Postgres, which is written behind the event call: an event sent a moment ago may not be listed yet.',
+    description: 'Read from Postgres once it holds every acknowledged event.',
     query: typia.json.schema<UserEventsQuery>(),
     responses: { 200: { description: 'The events (none for an unknown user)', schema: typia.json.schema<AdminUserEvent[]>() } },
   },

@@ -635,7 +635,7 @@ export interface UserEventsQuery {
   limit?: Int & tags.Minimum<1> & tags.Maximum<100>;
 }
 
-/** One event as stored in Postgres (written behind the event call, so a just-sent event may take a moment to appear). */
+/** One event as stored in Postgres. */
 export interface AdminUserEvent {
   id: string;
   metricId: string;
