@@ -5,7 +5,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-RUN npx tspc -p tsconfig.json
+COPY console ./console
+RUN npx tspc -p tsconfig.json && node console/build.mjs
 
 # Production dependencies only.
 FROM node:20-bookworm-slim AS deps
@@ -19,6 +20,7 @@ ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/console ./dist/console
 COPY lua ./lua
 COPY package.json ./
 USER node

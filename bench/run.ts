@@ -24,6 +24,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const ROOT = path.resolve(__dirname, '../..');
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
+const LAST_YEAR = `from=${new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10)}&to=${new Date().toISOString().slice(0, 10)}`;
 
 
 function child(args: string[], env: Record<string, string>, printsPort = false): Promise<{ proc: ChildProcess; port: number }> {
@@ -177,6 +178,9 @@ async function main(): Promise<void> {
     const readScenarios = [
       ['GET /v1/users/{id}/points/xp', read('/v1/users/{user}/points/xp?awards=1')],
       ['GET /v1/leaderboards/all-time (top 10)', read('/v1/leaderboards/all-time?limit=10')],
+      // The console's charts over the last year (bench:analytics seeds a whole year instead).
+      ['GET /admin/v1/analytics/events (a year)', read(`/admin/v1/analytics/events?${LAST_YEAR}`)],
+      ['GET /admin/v1/analytics/active-users (a year)', read(`/admin/v1/analytics/active-users?${LAST_YEAR}`)],
     ] as const;
     const reads: Figures[] = [];
     const readsOn = async (url: string, label: string) => {

@@ -41,6 +41,9 @@ import { adminUserRoutes } from './api/admin/users';
 import { openApiRoutes } from './api/openapi/route';
 import { DeadLetters } from './store/dead-letters';
 import { deadLetterRoutes } from './api/admin/dead-letters';
+import { analyticsRoutes } from './api/admin/analytics';
+import { userEventsRoutes } from './api/admin/user-events';
+import { consoleRoutes } from './api/console';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -162,7 +165,10 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...webhookRoutes(ctx),
         ...deadLetterRoutes(ctx, flusher, deadLetters),
         ...adminUserRoutes(ctx),
+        ...userEventsRoutes(ctx),
+        ...analyticsRoutes(ctx),
         ...openApiRoutes(),
+        ...consoleRoutes(),
       ]
     : [];
   const http = roles.http ? createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log }) : null;

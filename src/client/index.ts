@@ -13,6 +13,8 @@ import type {
   AdminWebhook, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields, WebhookWithSecret,
   DeadLetter, DeadLetterReplayed,
   ErasedUser, UserExport,
+  AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
+  StreakDistribution, AchievementCompletionRate,
 } from '../api/wire/admin';
 
 export type * from '../api/wire/app';
@@ -223,6 +225,18 @@ export class Laurel {
       /** Set rate limits. */
       update: (items: UpdateKey[]): Promise<Updated<UpdatedKey>> => this.send('PATCH', '/admin/v1/application-api-keys', { body: items }),
       delete: (ids: string[]): Promise<Deleted> => this.send('DELETE', '/admin/v1/application-api-keys', { query: { ids } }),
+    },
+    /** A user's latest events from Postgres, newest first. */
+    userEvents: (userId: string, query?: UserEventsQuery): Promise<AdminUserEvent[]> =>
+      this.send('GET', path`/admin/v1/users/${userId}/events`, { query }),
+    /** Figures over a range of UTC days (`from` to `to`, at most 400 days). */
+    analytics: {
+      events: (query: EventsAnalyticsQuery): Promise<EventsPerDay[]> => this.send('GET', '/admin/v1/analytics/events', { query }),
+      points: (query: PointsAnalyticsQuery): Promise<PointsPerDay[]> => this.send('GET', '/admin/v1/analytics/points', { query }),
+      activeUsers: (query: AnalyticsRange): Promise<ActiveUsersPerDay[]> => this.send('GET', '/admin/v1/analytics/active-users', { query }),
+      streaks: (query: AnalyticsRange): Promise<StreakDistribution> => this.send('GET', '/admin/v1/analytics/streaks', { query }),
+      achievements: (query: AnalyticsRange): Promise<AchievementCompletionRate[]> =>
+        this.send('GET', '/admin/v1/analytics/achievements', { query }),
     },
     /** Endpoints' secrets are in the create and rotateSecret responses only. */
     webhooks: {

@@ -19,6 +19,8 @@ export interface Request {
   idempotencyKey: string;
   contentType: string;
   authorization: string;
+  /** `Accept-Encoding` (the console's static files are served gzipped when it allows). */
+  acceptEncoding: string;
   /** The caller's `X-Request-Id` when acceptable, else one made here; echoed in the response. */
   requestId: string;
   /** The raw body (empty when the route reads none). */
@@ -27,8 +29,8 @@ export interface Request {
 
 export interface Reply {
   status: number;
-  /** Already-serialized JSON. */
-  body: string;
+  /** Already-serialized JSON (or, with a Content-Type header, that content). */
+  body: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -206,6 +208,7 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         idempotencyKey: uReq.getHeader('idempotency-key'),
         contentType: uReq.getHeader('content-type'),
         authorization: uReq.getHeader('authorization'),
+        acceptEncoding: uReq.getHeader('accept-encoding'),
         requestId: state.requestId,
         body: EMPTY,
       };

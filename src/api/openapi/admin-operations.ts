@@ -7,6 +7,8 @@ import type {
   PausesBody, RestoreBody, UpdatedKey, UpdateKey, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
   AdminWebhook, ErasedUser, UserExport, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields,
   DeadLetter, DeadLetterReplayed,
+  AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
+  StreakDistribution, AchievementCompletionRate,
 } from '../wire/admin';
 import type { Operation, Unit } from './document';
 
@@ -62,6 +64,16 @@ function collection(c: Collection): Operation[] {
       responses: { 200: { description: 'What was deleted, and ids not found', schema: deleted } },
     },
   ];
+}
+
+/** `GET /admin/v1/analytics/{name}` over a range of UTC days (see src/api/admin/analytics.ts). */
+function analytics(name: string, summary: string, query: Unit, schema: Unit): Operation[] {
+  return [{
+    method: 'get', path: `/admin/v1/analytics/${name}`, operationId: `admin_analytics_${name.replace('-', '_')}`, tag: 'Admin: analytics',
+    auth: admin, summary, query,
+    description: 'Read from Postgres once it holds every acknowledged change. `from` and `to` are UTC days, both included, at most 400 days apart; otherwise 422.',
+    responses: { 200: { description: summary, schema } },
+  }];
 }
 
 /** The Admin API. */
@@ -221,6 +233,18 @@ export const adminOperations: Operation[] = [
     },
   },
 
+  {
+    method: 'get', path: '/admin/v1/users/:id/events', operationId: 'admin_user_events_list', tag: 'Admin: users', auth: admin,
+    summary: "A user's latest events, newest first",
+    description: 'Read from Postgres once it holds every acknowledged event.',
+    query: typia.json.schema<UserEventsQuery>(),
+    responses: { 200: { description: 'The events (none for an unknown user)', schema: typia.json.schema<AdminUserEvent[]>() } },
+  },
+  ...analytics('events', 'Events per UTC day and metric', typia.json.schema<EventsAnalyticsQuery>(), typia.json.schema<EventsPerDay[]>()),
+  ...analytics('points', 'Points issued and consumed per UTC day and system', typia.json.schema<PointsAnalyticsQuery>(), typia.json.schema<PointsPerDay[]>()),
+  ...analytics('active-users', 'Users with an event, per UTC day', typia.json.schema<AnalyticsRange>(), typia.json.schema<ActiveUsersPerDay[]>()),
+  ...analytics('streaks', 'Users by the length of their streak alive at the end of the range', typia.json.schema<AnalyticsRange>(), typia.json.schema<StreakDistribution>()),
+  ...analytics('achievements', 'Completions and completion rate of each achievement', typia.json.schema<AnalyticsRange>(), typia.json.schema<AchievementCompletionRate[]>()),
   {
     method: 'post', path: '/admin/v1/application-api-keys', operationId: 'admin_application_api_keys_create', tag: 'Admin: keys', auth: admin,
     summary: 'Create application keys, each limited to one user',

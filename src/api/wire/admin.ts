@@ -627,3 +627,95 @@ export interface UserExport {
   /** Webhook deliveries about the user or ranking them. */
   webhookDeliveries: { id: string; webhookId: string; type: string; status: string; created: IsoDateTime; deliveredAt: IsoDateTime | null; payload: Record<string, unknown> }[];
 }
+
+// ---- users (admin reads) ----
+
+export interface UserEventsQuery {
+  /** At most this many, newest first (default 20). */
+  limit?: Int & tags.Minimum<1> & tags.Maximum<100>;
+}
+
+/** One event as stored in Postgres. */
+export interface AdminUserEvent {
+  id: string;
+  metricId: string;
+  value: number;
+  /** The user's metric total after this event. */
+  total: number;
+  occurredAt: IsoDateTime;
+  /** The date in the user's zone. */
+  localDate: IsoDate;
+  /** Event attributes sent with it (empty when none). */
+  attributes: Record<string, string>;
+  idempotencyKey: string | null;
+}
+
+// ---- analytics ----
+
+/** A range of whole UTC days, both ends included, at most 400 days. */
+export interface AnalyticsRange {
+  /** First day, YYYY-MM-DD. */
+  from: IsoDate;
+  /** Last day, YYYY-MM-DD, not before `from`. */
+  to: IsoDate;
+}
+
+export interface EventsAnalyticsQuery extends AnalyticsRange {
+  /** Only this metric. */
+  metricId?: Uuid;
+}
+
+export interface PointsAnalyticsQuery extends AnalyticsRange {
+  /** Only this points system. */
+  systemId?: Uuid;
+}
+
+/** Events of one metric on one UTC day (days and metrics without events are absent). */
+export interface EventsPerDay {
+  date: IsoDate;
+  metricId: string;
+  events: Int;
+  /** Sum of the events' values. */
+  total: number;
+}
+
+/** Points of one system on one UTC day: awards above zero are issued, below zero consumed (as a positive number). */
+export interface PointsPerDay {
+  date: IsoDate;
+  systemId: string;
+  /** Points are any number (awards are stored exactly, as numeric). */
+  issued: number;
+  consumed: number;
+  awards: Int;
+}
+
+/** Users with at least one event on one UTC day. */
+export interface ActiveUsersPerDay {
+  date: IsoDate;
+  users: Int;
+}
+
+/** How many users had a streak of `length` alive in the range's last period (of the current frequency). */
+export interface StreakLengthCount {
+  length: Int;
+  users: Int;
+}
+
+export interface StreakDistribution {
+  frequency: 'daily' | 'weekly' | 'monthly';
+  lengths: StreakLengthCount[];
+}
+
+export interface AchievementCompletionRate {
+  achievementId: string;
+  key: string;
+  name: string;
+  /** Completions within the range. */
+  completions: Int;
+  /** Users who had completed it by the end of the range. */
+  completedBy: Int;
+  /** Users who existed by the end of the range. */
+  users: Int;
+  /** completedBy / users (0 without users). */
+  rate: number;
+}

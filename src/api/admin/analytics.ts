@@ -1,0 +1,189 @@
+import typia from 'typia';
+import { Ctx, identifyAdmin } from '../../context';
+import { describe } from '../../http/body';
+import { unprocessable } from '../../http/errors';
+import { reply, Request, Route } from '../../http/server';
+import { periodIndexes } from '../../domain/streaks';
+import { addDays, DailyRollups } from '../../store/rollups';
+import type { Tenant } from '../../store/tenants';
+import type { WeekStart } from '../wire/admin';
+import type {
+  AchievementCompletionRate, ActiveUsersPerDay, AnalyticsRange, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay,
+  StreakDistribution,
+} from '../wire/admin';
+
+/** The longest range one request may cover: every query below scans at most this many days of one tenant's index. */
+export const MAX_RANGE_DAYS = 400;
+const DAY_MS = 86_400_000;
+
+/** Midnight UTC of a YYYY-MM-DD that names a real day (the format alone lets 2026-02-30 through). */
+function day(date: string, name: string): Date {
+  const d = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date) throw unprocessable(`Invalid query.${name}: ${date} is not a day of the calendar`);
+  return d;
+}
+
+/** The query parameters as an object (each given once), validated by typia: 422 naming the field otherwise. */
+function query<T extends AnalyticsRange>(req: Request, validate: (x: unknown) => typia.IValidation<T>): T & { start: Date; end: Date } {
+  const raw: Record<string, string> = {};
+  for (const [k, v] of req.query) raw[k] = v;
+  const r = validate(raw);
+  if (!r.success) throw unprocessable(describe(r.errors, 'query'));
+  const start = day(r.data.from, 'from');
+  const last = day(r.data.to, 'to');
+  const days = (last.getTime() - start.getTime()) / DAY_MS + 1;
+  if (!(days >= 1)) throw unprocessable('to must not be before from');
+  if (days > MAX_RANGE_DAYS) throw unprocessable(`The range may cover at most ${MAX_RANGE_DAYS} days`);
+  return { ...r.data, start, end: new Date(last.getTime() + DAY_MS) };
+}
+
+const FREQ = { daily: 'd', weekly: 'w', monthly: 'm' } as const;
+type Frequency = keyof typeof FREQ;
+
+/**
+ * `GET /admin/v1/analytics/*`: figures over a range of UTC days, read from
+ * Postgres once it holds every acknowledged change (read your writes, as
+ * every read from Postgres). Per-day figures come from the
+ * daily sums of closed days (store/rollups.ts) and, for the days still open,
+ * from the rows themselves; the rest are index range scans of one tenant.
+ */
+export function analyticsRoutes(ctx: Ctx): Route[] {
+  const rollups = new DailyRollups(ctx);
+  /**
+   * Where the range splits: days before `day` are closed and summed (read
+   * from the rollups), the rest is summed from the rows from instant `at` on.
+   */
+  const closedUntil = async (tenant: Tenant, q: AnalyticsRange & { end: Date }): Promise<{ day: string; at: Date }> => {
+    const open = await rollups.openFrom(tenant);
+    await rollups.ensure(tenant, q.from, q.to, open);
+    const after = addDays(q.to, 1);
+    const day = open < q.from ? q.from : open > after ? after : open;
+    return { day, at: new Date(`${day}T00:00:00Z`) };
+  };
+  return [
+    {
+      method: 'get',
+      pattern: '/admin/v1/analytics/events',
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const q = query(req, typia.createValidateEquals<EventsAnalyticsQuery>());
+        await ctx.durable.all(tenant);
+        const split = await closedUntil(tenant, q);
+        const { rows } = await ctx.db.query<EventsPerDay>(
+          `SELECT to_char(day, 'YYYY-MM-DD') AS date, metric_id AS "metricId", events, total::float8 AS total
+           FROM rollup_events WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($6::uuid IS NULL OR metric_id = $6)
+           UNION ALL
+           SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), metric_id, count(*)::int, sum(value)::float8
+           FROM events
+           WHERE tenant_id = $1 AND occurred_at >= $4 AND occurred_at < $5 AND ($6::uuid IS NULL OR metric_id = $6)
+           GROUP BY 1, 2
+           ORDER BY 1, 2`,
+          [tenant.id, q.from, split.day, split.at, q.end, q.metricId?.toLowerCase() ?? null],
+        );
+        return reply(200, rows);
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/admin/v1/analytics/points',
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const q = query(req, typia.createValidateEquals<PointsAnalyticsQuery>());
+        await ctx.durable.all(tenant);
+        const split = await closedUntil(tenant, q);
+        const { rows } = await ctx.db.query<PointsPerDay>(
+          `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", issued::float8 AS issued, consumed::float8 AS consumed, awards
+           FROM rollup_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($6::uuid IS NULL OR system_id = $6)
+           UNION ALL
+           SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), system_id,
+                  coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0)::float8,
+                  coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)::float8,
+                  count(*)::int
+           FROM points_awards
+           WHERE tenant_id = $1 AND at >= $4 AND at < $5 AND ($6::uuid IS NULL OR system_id = $6)
+           GROUP BY 1, 2
+           ORDER BY 1, 2`,
+          [tenant.id, q.from, split.day, split.at, q.end, q.systemId?.toLowerCase() ?? null],
+        );
+        return reply(200, rows);
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/admin/v1/analytics/active-users',
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+        await ctx.durable.all(tenant);
+        const split = await closedUntil(tenant, q);
+        const { rows } = await ctx.db.query<ActiveUsersPerDay>(
+          `SELECT to_char(day, 'YYYY-MM-DD') AS date, active_users AS users
+           FROM rollup_days WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND active_users > 0
+           UNION ALL
+           SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), count(DISTINCT user_id)::int
+           FROM events WHERE tenant_id = $1 AND occurred_at >= $4 AND occurred_at < $5
+           GROUP BY 1
+           ORDER BY 1`,
+          [tenant.id, q.from, split.day, split.at, q.end],
+        );
+        return reply(200, rows);
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/admin/v1/analytics/streaks',
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+        await ctx.durable.all(tenant);
+        const { rows: settings } = await ctx.db.query<{ frequency: Frequency; week_start: WeekStart }>(
+          'SELECT frequency, week_start FROM streak_settings WHERE tenant_id = $1',
+          [tenant.id],
+        );
+        const frequency = settings[0]?.frequency ?? 'daily';
+        const weekStart = settings[0]?.week_start ?? 'monday';
+        const f = FREQ[frequency];
+        // A streak is alive in a period when it was extended in it or in the one
+        // before (it may still be extended): each user's latest of the two counts.
+        const last = periodIndexes(q.to, weekStart)[f];
+        const { rows } = await ctx.db.query<{ length: number; users: number }>(
+          `SELECT length, count(*)::int AS users FROM (
+             SELECT DISTINCT ON (user_id) length FROM streak_periods
+             WHERE tenant_id = $1 AND frequency = $2 AND period BETWEEN $3 AND $4
+             ORDER BY user_id, period DESC) latest
+           WHERE length > 0
+           GROUP BY length ORDER BY length`,
+          [tenant.id, f, last - 1, last],
+        );
+        const out: StreakDistribution = { frequency, lengths: rows };
+        return reply(200, out);
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/admin/v1/analytics/achievements',
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+        await ctx.durable.all(tenant);
+        const [{ rows }, { rows: users }] = await Promise.all([
+          ctx.db.query<Omit<AchievementCompletionRate, 'users' | 'rate'>>(
+            `SELECT a.id AS "achievementId", a.key, a.name,
+                    count(c.achieved_at) FILTER (WHERE c.achieved_at >= $2)::int AS completions,
+                    count(c.achieved_at)::int AS "completedBy"
+             FROM achievements a
+             LEFT JOIN achievement_completions c
+               ON c.tenant_id = a.tenant_id AND c.achievement_id = a.id AND c.achieved_at < $3
+             WHERE a.tenant_id = $1
+             GROUP BY a.id ORDER BY a.slot`, // the Admin API list order
+            [tenant.id, q.start, q.end],
+          ),
+          ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND created < $2', [tenant.id, q.end]),
+        ]);
+        const n = users[0]?.n ?? 0;
+        const out: AchievementCompletionRate[] = rows.map((r) => ({ ...r, users: n, rate: n ? Math.round((r.completedBy / n) * 1e4) / 1e4 : 0 }));
+        return reply(200, out);
+      },
+    },
+  ];
+}
