@@ -57,6 +57,8 @@ export interface AppRoles {
    * process overlap their round trips.
    */
   flushers?: number;
+  /** With `http`: share the port with the other workers of one supervisor (else it is taken exclusively). */
+  sharedPort?: boolean;
 }
 
 export const ALL_ROLES: Readonly<AppRoles> = { http: true, background: true };
@@ -78,7 +80,7 @@ export interface App {
 
 /** Connect, migrate, wire the routes and listen (`http`), start the background jobs (`background`). */
 export async function startApp(config: Config, clock: Clock, log: Logger, roles: AppRoles = ALL_ROLES): Promise<App> {
-  roles = { http: roles.http, background: roles.background, flushers: Math.max(1, roles.flushers ?? 1) };
+  roles = { http: roles.http, background: roles.background, flushers: Math.max(1, roles.flushers ?? 1), sharedPort: roles.sharedPort ?? false };
   await ensureDatabase(config.databaseUrl);
   const db = createPool(config.databaseUrl, config.databaseSchema);
   db.on('error', (err) => log.warn('postgres idle client error', { err: err.message }));
@@ -166,7 +168,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       ]
     : [];
   const http = roles.http ? createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log }) : null;
-  const port = http ? await http.listen(config.host, config.port) : 0;
+  const port = http ? await http.listen(config.host, config.port, roles.sharedPort) : 0;
   if (roles.background) {
     flusher.start();
     for (const f of moreFlushers) f.start();

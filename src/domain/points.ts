@@ -81,7 +81,13 @@ export function levelFor(levels: LevelConfig[], total: number): LevelConfig | nu
 export const levelJson = (l: LevelConfig) => ({ id: l.id, key: l.key, name: l.name, description: l.description, badgeUrl: l.badgeUrl, points: l.points });
 
 /** A trigger as the Application API shows it. */
-export function triggerAppJson(t: TriggerConfig, names: { metric?: (id: string) => string | undefined }) {
+/** Names of what triggers refer to, from a tenant's config. */
+export const triggerNames = (cfg: Pick<PointsLookup, 'metricsById' | 'achievementsById'>) => ({
+  metric: (id: string) => cfg.metricsById.get(id)?.name,
+  achievement: (id: string) => cfg.achievementsById.get(id)?.name,
+});
+
+export function triggerAppJson(t: TriggerConfig, names: ReturnType<typeof triggerNames>) {
   const out: Record<string, unknown> = {
     id: t.id,
     type: t.type,
@@ -94,12 +100,12 @@ export function triggerAppJson(t: TriggerConfig, names: { metric?: (id: string) 
   if (t.type === 'metric') {
     Object.assign(out, {
       metricId: t.metricId,
-      metricName: names.metric?.(t.metricId!),
+      metricName: names.metric(t.metricId!),
       metricThreshold: t.metricThreshold,
       eventAttributes: t.eventAttributes.map(([key, value]) => ({ key, value })),
     });
   }
-  if (t.type === 'achievement') out.achievementId = t.achievementId;
+  if (t.type === 'achievement') Object.assign(out, { achievementId: t.achievementId, achievementName: names.achievement(t.achievementId!) });
   if (t.type === 'streak') out.streakLengthThreshold = t.streakLength;
   if (t.type === 'time') Object.assign(out, { timeUnit: t.timeUnit === 'hours' ? 'hour' : 'day', timeInterval: t.timeInterval });
   return out;
@@ -211,6 +217,7 @@ export interface PointsLookup {
   triggersById: Map<string, TriggerConfig>;
   boostsById: Map<string, BoostConfig>;
   metricsById: Map<string, { name: string }>;
+  achievementsById: Map<string, { name: string }>;
 }
 
 /** The system fields every points object in a response carries. */
@@ -236,7 +243,7 @@ export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: s
         awarded: a.a,
         date: when,
         total: a.tot,
-        trigger: t ? triggerAppJson(t, { metric: (id) => cfg.metricsById.get(id)?.name }) : { id: a.t },
+        trigger: t ? triggerAppJson(t, triggerNames(cfg)) : { id: a.t },
         boosts: list<string>(a.bo).flatMap((id) => {
           const b = cfg.boostsById.get(id);
           return b ? [boostJson(b, date)] : [];

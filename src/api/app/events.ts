@@ -3,7 +3,7 @@ import typia from 'typia';
 import { Ctx, identify, STALE, withConfig } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
-import { badRequest, notFound, unavailable, unprocessable } from '../../http/errors';
+import { invalid, notFound, unavailable, unprocessable } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
 import { localDate, localTime } from '../../domain/time';
 import { boardsResponse, eventBoards } from '../../domain/leaderboards';
@@ -31,8 +31,8 @@ function currentStreak(cfg: StreakConfig | null, date: string, raw: string | und
 export function eventRoutes(ctx: Ctx): Route[] {
   const handler = (req: Request) => submitEvent(ctx, req);
   return [
-    { method: 'post', pattern: '/api/metrics/:key/event', handler, body: true },
-    { method: 'post', pattern: '/v1/metrics/:key/event', handler, body: true },
+    { method: 'post', pattern: '/api/metrics/:key/event', handler, body: true, documents400: true },
+    { method: 'post', pattern: '/v1/metrics/:key/event', handler, body: true, documents400: true },
   ];
 }
 
@@ -42,7 +42,7 @@ async function submitEvent(ctx: Ctx, req: Request) {
   const userId = body.user.id;
   requireUser(principal, userId);
   const idemKey = req.idempotencyKey;
-  if (idemKey.length > 255) throw badRequest('Idempotency-Key must be at most 255 characters');
+  if (idemKey.length > 255) throw invalid('Idempotency-Key must be at most 255 characters');
   const bodyZone = zoneOf(body.user);
   const metricKey = req.params[0]!;
   const tk = ctx.keys.tenant(tenant.slot);

@@ -1,6 +1,6 @@
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
-import { badRequest, notFound } from '../../http/errors';
+import { invalid, notFound } from '../../http/errors';
 import { intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
@@ -23,7 +23,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
   /** Which run a request asks for: `run=YYYY-MM-DD`, else the one holding today (UTC). */
   const runOf = (b: LeaderboardConfig, req: Request): number => {
     const asked = req.query.get('run');
-    if (asked !== null && dayNumber(asked) === null) throw badRequest('run must be a date (YYYY-MM-DD)');
+    if (asked !== null && dayNumber(asked) === null) throw invalid('run must be a date (YYYY-MM-DD)');
     const date = asked ?? new Date(ctx.clock.now()).toISOString().slice(0, 10);
     const r = runIndex(b, date < b.start ? b.start : date);
     return r ?? 0;
@@ -72,7 +72,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
     if (!b.breakdownKeys.length) return [];
     const attrs = attributeQuery(req.query);
     const missing = b.breakdownKeys.filter((k) => attrs[k] === undefined);
-    if (missing.length) throw badRequest(`This leaderboard is broken down by ${b.breakdownKeys.join(', ')}: pass userAttributes=${b.breakdownKeys.map((k) => `${k}:value`).join(',')}`);
+    if (missing.length) throw invalid(`This leaderboard is broken down by ${b.breakdownKeys.join(', ')}: pass userAttributes=${b.breakdownKeys.map((k) => `${k}:value`).join(',')}`);
     return b.breakdownKeys.map((k) => attrs[k]!);
   };
 
@@ -87,7 +87,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         const list = [...cfg.boardsByKey.values()]
           .filter((b) => b.status === 'active' || b.status === 'scheduled' || (withFinished && b.status === 'finished'))
           .sort((x, y) => x.slot - y.slot);
-        return reply(200, list.map((b) => ({ ...boardJson(b, boardNames(cfg, b)), status: b.status })));
+        return reply(200, list.map((b) => boardJson(b, boardNames(cfg, b))));
       },
     },
     {
@@ -102,10 +102,12 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         const run = runOf(b, req);
         const group = groupFromQuery(b, req);
         const userId = req.query.get('userId');
-        let list: Ranking[];
+        let list: Ranking[] = [];
         if (userId) {
+          // Trophy: with userId, offset counts from that user's place (a user not on the board: no rankings).
           requireUser(principal, userId);
-          list = await rankings(tenant, b, run, group, 0, b.maxParticipants, userId);
+          const place = await placeOf(ctx, tenant, b, run, group, userId);
+          if (place !== null) list = await rankings(tenant, b, run, group, place + offset, limit);
         } else {
           list = await rankings(tenant, b, run, group, offset, limit);
         }
@@ -113,7 +115,6 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         return reply(200, {
           ...boardJson(b, boardNames(cfg, b)),
           ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
-          status: b.status,
           rankings: list.map((r) => ({ userId: r.userId, userName: r.userName, rank: r.rank, value: r.value })),
         });
       },
@@ -166,6 +167,17 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       },
     },
   ];
+}
+
+/** A user's 0-based place in a run's rankings of one group (null when not on it): from Redis while live, Postgres once final. */
+async function placeOf(ctx: Ctx, t: Tenant, b: LeaderboardConfig, run: number, group: string[], userId: string): Promise<number | null> {
+  const live = await ctx.redis.zrevrank(ctx.keys.tenant(t.slot).board(b.slot, run, group), userId);
+  if (live !== null || !(await isFinal(ctx, t, b, run))) return live;
+  const { rows } = await ctx.db.query<{ rank: number }>(
+    'SELECT rank FROM leaderboard_results WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND user_id = $5',
+    [t.id, b.id, run, group.join('\x1f'), userId],
+  );
+  return rows[0] ? rows[0].rank - 1 : null;
 }
 
 /** Whether a run's final rankings have been stored (and its live sets dropped). */

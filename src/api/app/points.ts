@@ -1,10 +1,10 @@
 import type { Pool } from 'pg';
 import { Ctx, identify, withConfig } from '../../context';
 import { intParam } from '../../http/body';
-import { badRequest, notFound } from '../../http/errors';
+import { invalid, notFound, unprocessable } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
 import {
-  boostJson, BoostConfig, filtersMatch, levelFor, levelJson, pointsField, PointsSystemConfig, systemJson, triggerAppJson,
+  boostJson, BoostConfig, filtersMatch, levelFor, levelJson, pointsField, PointsSystemConfig, systemJson, triggerAppJson, triggerNames,
 } from '../../domain/points';
 import { localDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
@@ -18,7 +18,7 @@ function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
   return s;
 }
 
-/** `userAttributes=plan:pro,region:eu` → pairs (400 when malformed). */
+/** `userAttributes=plan:pro,region:eu` → pairs (422 when malformed). */
 export function attributeQuery(q: URLSearchParams): Record<string, string> {
   const raw = q.get('userAttributes');
   // No prototype: a `__proto__` pair is an ordinary (unknown) key here.
@@ -26,7 +26,7 @@ export function attributeQuery(q: URLSearchParams): Record<string, string> {
   if (!raw) return out;
   for (const part of raw.split(',')) {
     const i = part.indexOf(':');
-    if (i <= 0) throw badRequest('userAttributes must look like key:value,key:value');
+    if (i <= 0) throw invalid('userAttributes must look like key:value,key:value');
     out[part.slice(0, i)] = part.slice(i + 1);
   }
   return out;
@@ -42,7 +42,6 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
     });
     return { tenant, cfg, system: systemOf(cfg, req.params[0]!) };
   };
-  const metricName = (cfg: TenantConfig) => (id: string) => cfg.metricsById.get(id)?.name;
 
   return [
     {
@@ -75,7 +74,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
               awarded: a.awarded,
               date: a.at.toISOString(),
               total: a.total,
-              trigger: t ? triggerAppJson(t, { metric: metricName(u.cfg) }) : { id: a.trigger_id },
+              trigger: t ? triggerAppJson(t, triggerNames(u.cfg)) : { id: a.trigger_id },
               boosts: a.boosts.flatMap((id) => {
                 const b = u.cfg.boostsById.get(id);
                 return b ? [boostJson(b, a.local_date)] : [];
@@ -114,7 +113,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         const { cfg, system } = await systemFor(req);
         return reply(200, {
           ...systemJson(system),
-          triggers: system.triggers.filter((t) => t.status === 'active').map((t) => triggerAppJson(t, { metric: metricName(cfg) })),
+          triggers: system.triggers.filter((t) => t.status === 'active').map((t) => triggerAppJson(t, triggerNames(cfg))),
         });
       },
     },
@@ -148,6 +147,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/level-summary',
       handler: async (req) => {
         const { tenant, system } = await systemFor(req);
+        if (system.levels.length === 0) throw unprocessable(`Points system "${system.key}" has no levels`);
         await ctx.durable.all(tenant);
         const totals = await userTotals(ctx.db, tenant.id, system.id, {});
         const counts = new Map<string, number>();

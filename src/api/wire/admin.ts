@@ -390,6 +390,8 @@ export interface AdminStreakPause {
   userId: string;
   start: IsoDate;
   end: IsoDate;
+  /** `active` while the pause covers or will cover a day; `archived` once over (or deleted). */
+  status: 'active' | 'archived';
 }
 
 export interface RestoreBody {
