@@ -41,6 +41,8 @@ import { adminUserRoutes } from './api/admin/users';
 import { openApiRoutes } from './api/openapi/route';
 import { DeadLetters } from './store/dead-letters';
 import { deadLetterRoutes } from './api/admin/dead-letters';
+import { batchEventRoutes } from './api/admin/batch-events';
+import { BatchQueue } from './batches/queue';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -74,6 +76,8 @@ export interface App {
   flusher: Flusher;
   scheduler: Scheduler;
   webhooks: WebhookDispatcher;
+  /** Batches of events (`POST /admin/v1/metrics/events`); applied only with the `background` role. */
+  batches: BatchQueue;
   readonly closed: boolean;
   close(): Promise<void>;
 }
@@ -143,6 +147,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   // deriver, which runs in the background process alongside its own dispatcher
   // (and kick() does nothing on a dispatcher that was never started).
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
+  // Accepted batches of events: queued by any HTTP process, applied by the background one.
+  const batches = new BatchQueue(ctx, 100, config.flushClaimMs);
   const routes: Route[] = roles.http
     ? [
         ...healthRoutes(ctx, flusher, deadLetters),
@@ -163,6 +169,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
         ...deadLetterRoutes(ctx, flusher, deadLetters),
+        ...batchEventRoutes(ctx, batches),
         ...adminUserRoutes(ctx),
         ...openApiRoutes(),
       ]
@@ -175,6 +182,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     webhooks.onDelivery = (outcome) => webhookDeliveries.labels(outcome).inc();
     webhooks.start();
     scheduler.start();
+    batches.start();
   }
   if (http) log.info('laurel listening', { host: config.host, port, background: roles.background });
   else log.info('laurel running background jobs');
@@ -188,6 +196,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     flusher,
     scheduler,
     webhooks,
+    batches,
     get closed() {
       return closed;
     },
@@ -198,6 +207,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       stopDeadLetterReport();
       await http?.close(8_000);
       await scheduler.stop();
+      await batches.stop();
       for (const f of [flusher, ...moreFlushers]) await f.stop();
       // What was accepted until now goes to Postgres before exit. An HTTP-only
       // process leaves that to the background process, which stops after it.

@@ -100,7 +100,7 @@ t.test('API and composite achievements, with points', async (t) => {
 
     t.equal((await s.call('POST', '/v1/achievements/five-lessons/complete', { body: { user: { id: 'u1' } } })).status, 422, 'not an API achievement');
     t.equal((await s.call('POST', '/v1/achievements/nope/complete', { body: { user: { id: 'u1' } } })).status, 404);
-    t.equal((await s.call('POST', '/v1/achievements/onboarded/complete', { body: {} })).status, 400);
+    t.equal((await s.call('POST', '/v1/achievements/onboarded/complete', { body: {} })).status, 422);
   });
 
   t.test('a composite chain completes with its last prerequisite, in the same event', async (t) => {

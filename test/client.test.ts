@@ -184,7 +184,7 @@ t.test('webhook endpoints through the typed client', async (t) => {
   // @ts-expect-error `lost` is not a delivery status
   const refused = await hooks.deliveries(hook.id, { status: 'lost' }).catch((e: unknown) => e);
   t.ok(refused instanceof LaurelError, 'a validation error rejects with LaurelError');
-  t.match(refused, { status: 400, message: /status/ });
+  t.match(refused, { status: 422, message: /status/ });
 
   described(t, 'deleted webhooks', typia.validateEquals<W.Deleted>(await hooks.delete([hook.id])));
   t.same(await hooks.list(), []);

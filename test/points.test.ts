@@ -237,8 +237,8 @@ t.test('levels and attribute filters', async (t) => {
     t.equal(user.body.awards.length, 2);
     t.match(user.body.awards[0], { awarded: 10, total: 30, trigger: { type: 'metric' } }, 'newest first');
     t.equal(user.body.awards[0].id, xpOf(third).awards[0].id, 'the same award id as in the event response');
-    t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=0')).status, 400);
-    t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=101')).status, 400);
+    t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=0')).status, 422);
+    t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=101')).status, 422);
     t.equal((await s.call('GET', '/v1/users/u/points/nope')).status, 404);
 
     const summary = await s.call('GET', '/v1/users/u/points/xp/event-summary?aggregation=daily&startDate=2026-03-09&endDate=2026-03-10');
@@ -259,7 +259,7 @@ t.test('levels and attribute filters', async (t) => {
     t.equal(hist.body.reduce((n: number, b: { users: number }) => n + b.users, 0), 3);
     const proOnly = await s.call('GET', '/v1/points/xp/summary?userAttributes=plan:pro');
     t.equal(proOnly.body.reduce((n: number, b: { users: number }) => n + b.users, 0), 1);
-    t.equal((await s.call('GET', '/v1/points/xp/summary?userAttributes=nonsense')).status, 400);
+    t.equal((await s.call('GET', '/v1/points/xp/summary?userAttributes=nonsense')).status, 422);
     t.equal((await s.call('GET', '/v1/points/nope')).status, 404);
     // Last: a new user would count in the summaries above.
     await s.call('POST', '/v1/users', { body: { id: 'idle' } });

@@ -219,7 +219,7 @@ t.test('restore after a loss, bulk reads and consequences', async (t) => {
   const bulk = await s.call('GET', '/v1/streaks?userIds=r,other,nobody');
   t.same(bulk.body.map((x: { userId: string; streakLength: number }) => [x.userId, x.streakLength]), [['r', 4], ['other', 1], ['nobody', 0]]);
   t.match(bulk.body[1].extended, /^2026-03-08T12:00:00/);
-  t.equal((await s.call('GET', '/v1/streaks')).status, 400);
+  t.equal((await s.call('GET', '/v1/streaks')).status, 422);
 });
 
 t.test('an idempotent replay reports the stored streak and changes nothing', async (t) => {

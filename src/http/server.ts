@@ -47,6 +47,8 @@ export interface Route {
    * answered 422, the status Trophy documents there for invalid input.
    */
   documents400?: boolean;
+  /** Largest body this route accepts (default: the server's MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
 }
 
 export const reply = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
@@ -233,10 +235,11 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         run(res, state, route, req);
         return;
       }
+      const maxBody = route.maxBodyBytes ?? opts.maxBodyBytes;
       const declared = Number(uReq.getHeader('content-length') || '0');
-      if (declared > opts.maxBodyBytes) {
+      if (declared > maxBody) {
         // Refuse before reading: the connection is closed so the rest is never read.
-        write(res, state, tooLarge(opts.maxBodyBytes), true);
+        write(res, state, tooLarge(maxBody), true);
         finish();
         return;
       }
@@ -245,8 +248,8 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
       res.onData((chunk, isLast) => {
         if (state.aborted) return;
         size += chunk.byteLength;
-        if (size > opts.maxBodyBytes) {
-          write(res, state, tooLarge(opts.maxBodyBytes), true);
+        if (size > maxBody) {
+          write(res, state, tooLarge(maxBody), true);
           finish();
           return;
         }

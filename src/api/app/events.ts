@@ -4,7 +4,8 @@ import { Ctx, identify, STALE, withConfig } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
 import { invalid, notFound, unavailable, unprocessable } from '../../http/errors';
-import { reply, Request, Route } from '../../http/server';
+import { reply, Reply, Request, Route } from '../../http/server';
+import type { Tenant } from '../../store/tenants';
 import { localDate, localTime } from '../../domain/time';
 import { boardsResponse, eventBoards } from '../../domain/leaderboards';
 import { userPatch } from '../../domain/users';
@@ -39,12 +40,21 @@ export function eventRoutes(ctx: Ctx): Route[] {
 async function submitEvent(ctx: Ctx, req: Request) {
   const { principal, tenant } = await identify(ctx, req);
   const body = check(validateEvent, jsonBody(req));
+  requireUser(principal, body.user.id);
+  if (req.idempotencyKey.length > 255) throw invalid('Idempotency-Key must be at most 255 characters');
+  return recordEvent(ctx, tenant, req.params[0]!, body, req.idempotencyKey);
+}
+
+/**
+ * Count one validated event and everything it causes (points, achievements,
+ * streak, leaderboards, and through the change record, webhooks): the single
+ * event endpoint and the batch consumer both come here. Refusals are
+ * HttpErrors (404 unknown metric, 422 unknown attributes or blocked points,
+ * 503 store unavailable); `idemKey` '' means none.
+ */
+export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, body: EventBody, idemKey: string): Promise<Reply> {
   const userId = body.user.id;
-  requireUser(principal, userId);
-  const idemKey = req.idempotencyKey;
-  if (idemKey.length > 255) throw invalid('Idempotency-Key must be at most 255 characters');
   const bodyZone = zoneOf(body.user);
-  const metricKey = req.params[0]!;
   const tk = ctx.keys.tenant(tenant.slot);
   const zoneKey = `${tenant.slot}:${userId}`;
   const now = ctx.clock.now();
