@@ -105,17 +105,19 @@ export function deviationOf(ops: TrophyOperation[], x: Exchange): Deviation | nu
 
 /**
  * The README's table of deliberate departures: rows
- * `| METHOD /path | status | why |` under "Deliberate departures".
+ * `| METHOD /path | status | why |` under "Deliberate departures", the
+ * operation as Trophy's spec names it; `*` stands for any method or any text.
  */
-export function readmeDepartures(): { operation: string; status: number }[] {
+export function readmeDepartures(): { operation: RegExp; status: number }[] {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const start = readme.indexOf('### Deliberate departures');
   if (start < 0) return [];
   const end = readme.indexOf('\n## ', start);
   const section = readme.slice(start, end < 0 ? undefined : end);
-  const out: { operation: string; status: number }[] = [];
-  for (const m of section.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) ([^`]+)` \| (\d{3}) \|/gm)) {
-    out.push({ operation: `${m[1]} ${m[2]}`, status: Number(m[3]) });
+  const out: { operation: RegExp; status: number }[] = [];
+  for (const m of section.matchAll(/^\| `((?:GET|POST|PUT|PATCH|DELETE|\*) [^`]+)` \| (\d{3}) \|/gm)) {
+    const re = m[1]!.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+    out.push({ operation: new RegExp(`^${re}$`), status: Number(m[2]) });
   }
   return out;
 }
