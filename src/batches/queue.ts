@@ -29,6 +29,8 @@ export class BatchQueue {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  /** Passes run one at a time (the loop and a caller of drain() share one consumer name). */
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: Ctx,
@@ -64,7 +66,13 @@ export class BatchQueue {
   }
 
   /** Apply everything queued now (every tenant), until the streams are empty or a store is unreachable. */
-  async drain(): Promise<void> {
+  drain(): Promise<void> {
+    const run = this.chain.then(() => this.pass());
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async pass(): Promise<void> {
     const { redis, keys, tenants } = this.ctx;
     for (const id of await redis.smembers(keys.batchTenants)) {
       const tenant = await tenants.getById(id);
