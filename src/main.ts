@@ -31,7 +31,7 @@ async function main(): Promise<void> {
       // The workers share the port among themselves (SO_REUSEPORT), which would
       // also let them join another server's: check that it is free first.
       if (!(await portIsFree(config.host, config.port))) {
-        process.stderr.write(`laurel: port ${config.port} is already in use\n`);
+        process.stderr.write(`laurel: port ${config.port} on ${config.host} is already in use\n`);
         process.exit(1);
       }
       return supervise(config, log);

@@ -293,7 +293,7 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         // uWS listens with SO_REUSEPORT unless given LIBUS_LISTEN_EXCLUSIVE_PORT (the typings lack this overload).
         const listen = app.listen as unknown as (h: string, p: number, options: number, cb: (s: uWS.us_listen_socket | false) => void) => void;
         listen.call(app, host, port, shared ? 0 : LIBUS_LISTEN_EXCLUSIVE_PORT, (sock) => {
-          if (!sock) return reject(new Error(`Port ${port} is already in use (or ${host} cannot be listened on)`));
+          if (!sock) return reject(new Error(`port ${port} on ${host} is already in use`));
           listenSocket = sock;
           resolve(uWS.us_socket_local_port(sock));
         });
