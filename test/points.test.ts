@@ -352,3 +352,25 @@ t.test('awards and totals beyond 2^31 are flushed and read back', async (t) => {
   t.equal(hist.body.reduce((n: number, b: { users: number }) => n + b.users, 0), 1);
   t.ok(hist.body.every((b: { from: unknown; to: unknown }) => typeof b.from === 'number' && typeof b.to === 'number'));
 });
+
+t.test('an award keeps showing the trigger that paid it after the trigger is edited, then deleted', async (t) => {
+  const s = await startServer(t);
+  const { lessons } = await s.metrics(['lessons']);
+  const sys = await system(s, { key: 'xp', name: 'XP', triggers: [{ type: 'metric', metricId: lessons!.id, metricThreshold: 1, points: 10, status: 'active' }] });
+  const triggerId = sys.triggers[0].id;
+  await s.event('lessons', { user: { id: 'u' }, value: 1 });
+  const before = (await s.call('GET', '/v1/users/u/points/xp')).body.awards[0].trigger;
+  t.match(before, { id: triggerId, type: 'metric', points: 10, status: 'active', metricId: lessons!.id, metricName: 'Metric lessons', metricThreshold: 1, userAttributes: [] });
+
+  s.clock.advance(60_000);
+  const edited = await s.call('PATCH', `/admin/v1/points/${sys.id}/triggers`, { body: [{ id: triggerId, points: 25 }] });
+  t.equal(edited.status, 200);
+  await s.event('lessons', { user: { id: 'u' }, value: 1 });
+  const [second, first] = (await s.call('GET', '/v1/users/u/points/xp')).body.awards;
+  t.match(second, { awarded: 25, trigger: { id: triggerId, points: 25 } }, 'the new award shows the edited trigger');
+  t.same(first.trigger, before, 'the first award still shows the trigger as it paid');
+
+  t.equal((await s.call('DELETE', `/admin/v1/points/${sys.id}/triggers?ids=${triggerId}`)).status, 200);
+  const after = (await s.call('GET', '/v1/users/u/points/xp')).body.awards;
+  t.same(after.map((a: { trigger: unknown }) => a.trigger), [second.trigger, before], 'deleted: both awards keep their full trigger');
+});

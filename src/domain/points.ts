@@ -131,6 +131,13 @@ export function filtersMatch(filters: Filter[], attrs: Record<string, string>): 
  * What the event script needs to evaluate points for one metric (or for a
  * user write, with no metric): compact arrays, built once per config version.
  */
+/**
+ * A trigger as it stands now (it changes whenever the trigger is edited):
+ * each award records the version that paid it, so the award keeps showing
+ * that trigger after an edit or a deletion (see points_trigger_versions).
+ */
+export const triggerVersion = (t: TriggerConfig) => derivedId('trigger-version', t.id, t.updated);
+
 export function buildProgram(systems: PointsSystemConfig[], achievements: AchievementConfig[], streak: StreakConfig | null, metricId: string | null): string {
   const mt: unknown[] = [];
   const uc: unknown[] = [];
@@ -145,7 +152,7 @@ export function buildProgram(systems: PointsSystemConfig[], achievements: Achiev
     if (s.maxPoints !== null) max[s.slot] = s.maxPoints;
     for (const t of s.triggers) {
       if (t.status !== 'active') continue;
-      const base = { i: t.id, k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
+      const base = { i: t.id, v: triggerVersion(t), k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
       if (t.type === 'metric' && t.metricId === metricId) mt.push({ ...base, th: t.metricThreshold, ea: t.eventAttributes });
       if (t.type === 'user_creation') uc.push(base);
       if (t.type === 'time') tt.push({ ...base, b: 0, iv: intervalMs(t), act: t.activated ?? 0 });
@@ -197,6 +204,8 @@ export const awardId = (opId: string, triggerId: string, index: number) => deriv
 export interface ScriptAward {
   /** trigger id */
   t: string;
+  /** trigger version (absent in records written before versions existed) */
+  v?: string;
   /** system id */
   si: string;
   /** points actually added */

@@ -56,10 +56,12 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         // Every award writes the system's total into the user hash: without
         // one there is no award to look up. Else a named statement, which
         // Postgres plans once per connection rather than on every read.
-        const { rows } = held === undefined ? { rows: [] } : await ctx.db.query<{ id: string; trigger_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
+        // Each award with the trigger version that paid it (it outlives edits and deletion).
+        const { rows } = held === undefined ? { rows: [] } : await ctx.db.query<{ id: string; trigger_id: string; trigger: Record<string, unknown> | null; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
           name: 'points-recent-awards',
-          text: `SELECT id, trigger_id, awarded::float8 AS awarded, total::float8 AS total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
-                 WHERE tenant_id = $1 AND user_id = $2 AND system_id = $3 ORDER BY seq DESC LIMIT $4`,
+          text: `SELECT a.id, a.trigger_id, v.trigger, a.awarded::float8 AS awarded, a.total::float8 AS total, a.at, to_char(a.local_date, 'YYYY-MM-DD') AS local_date, a.boosts
+                 FROM points_awards a LEFT JOIN points_trigger_versions v ON v.id = a.trigger_version
+                 WHERE a.tenant_id = $1 AND a.user_id = $2 AND a.system_id = $3 ORDER BY a.seq DESC LIMIT $4`,
           values: [u.tenant.id, u.id, s.id, n],
         });
         const level = levelFor(s.levels, total);
@@ -69,12 +71,14 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
           level: level ? levelJson(level) : null,
           awards: rows.map((a) => {
             const t = u.cfg.triggersById.get(a.trigger_id);
+            // Awards from before versions were kept: the trigger as it is now, or its id once deleted.
+            const trigger = a.trigger ?? (t ? triggerAppJson(t, triggerNames(u.cfg)) : { id: a.trigger_id });
             return {
               id: a.id,
               awarded: a.awarded,
               date: a.at.toISOString(),
               total: a.total,
-              trigger: t ? triggerAppJson(t, triggerNames(u.cfg)) : { id: a.trigger_id },
+              trigger,
               boosts: a.boosts.flatMap((id) => {
                 const b = u.cfg.boostsById.get(id);
                 return b ? [boostJson(b, a.local_date)] : [];

@@ -301,7 +301,7 @@ export interface PointsAward {
   date: IsoDateTime;
   /** Total after this award. */
   total: Int;
-  /** The trigger (only its id once it has been deleted). */
+  /** The trigger as it was when it paid (after an edit or a deletion too; only its id for awards from before versions were kept). */
   trigger: PointsTrigger | { id: string };
   /** Boosts that multiplied this award. */
   boosts: PointsBoost[];
