@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -121,3 +121,35 @@ export function readmeDepartures(): { operation: RegExp; status: number }[] {
   }
   return out;
 }
+
+let specs: TrophyOperation[] | null = null;
+let departures: { operation: RegExp; status: number }[] | null = null;
+
+/**
+ * Checks every response a test server gives against Trophy's specs (see
+ * harness.ts): deviations not in the README's table are collected, and the
+ * test fails at teardown naming them. `LAUREL_CONTRACT=off` turns it off;
+ * `LAUREL_CONTRACT_REPORT=<file>` appends them to a file instead of failing.
+ */
+export class ContractWatch {
+  readonly deviations: string[] = [];
+
+  check(x: Exchange): void {
+    specs ??= loadTrophySpecs();
+    departures ??= readmeDepartures();
+    const d = deviationOf(specs, x);
+    if (d && !departures.some((p) => p.operation.test(d.operation) && p.status === d.status)) {
+      this.deviations.push(`${x.method} ${x.path} → ${x.status}: ${d.problem}`);
+    }
+  }
+
+  /** At teardown: report or fail. */
+  settle(): void {
+    if (!this.deviations.length) return;
+    const report = process.env.LAUREL_CONTRACT_REPORT;
+    if (report) appendFileSync(report, this.deviations.map((d) => `${d}\n`).join(''));
+    else throw new Error(`Responses that depart from Trophy's OpenAPI documents (not in the README's table):\n${this.deviations.join('\n')}`);
+  }
+}
+
+export const contractWatch = (): ContractWatch | null => (process.env.LAUREL_CONTRACT === 'off' ? null : new ContractWatch());
