@@ -84,7 +84,8 @@ export interface App {
 
 /** Connect, migrate, wire the routes and listen (`http`), start the background jobs (`background`). */
 export async function startApp(config: Config, clock: Clock, log: Logger, roles: AppRoles = ALL_ROLES): Promise<App> {
-  roles = { http: roles.http, background: roles.background, flushers: Math.max(1, roles.flushers ?? 1), sharedPort: roles.sharedPort ?? false };
+  const sharedPort = roles.sharedPort ?? false;
+  roles = { http: roles.http, background: roles.background, flushers: Math.max(1, roles.flushers ?? 1) };
   await ensureDatabase(config.databaseUrl);
   const db = createPool(config.databaseUrl, config.databaseSchema);
   db.on('error', (err) => log.warn('postgres idle client error', { err: err.message }));
@@ -175,7 +176,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       ]
     : [];
   const http = roles.http ? createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log }) : null;
-  const port = http ? await http.listen(config.host, config.port, roles.sharedPort) : 0;
+  const port = http ? await http.listen(config.host, config.port, sharedPort) : 0;
   if (roles.background) {
     flusher.start();
     for (const f of moreFlushers) f.start();
