@@ -96,6 +96,9 @@ t.test('a scenario through the typed client', async (t) => {
   described(t, 'streak', typia.validateEquals<W.UserStreak>(st));
   t.equal(st.freezes, 1);
   described(t, 'streak list', typia.validateEquals<W.StreakSummary[]>(await laurel.streaks.list(['ada', 'bob'])));
+  described(t, 'streak rankings', typia.validateEquals<W.StreakRanking[]>(await laurel.streaks.rankings({ limit: 5, type: 'longest' })));
+  described(t, 'batch accepted', typia.validateEquals<W.BatchEventsResponse>(await admin.metrics.batchEvents([{ key: 'lessons', user: { id: 'cy' }, value: 1 }])));
+  described(t, 'rejected batch items', typia.validateEquals<W.BatchRejection[]>(await admin.metrics.rejected.list()));
 
   await s.app.flusher.drain();
   const pts = await laurel.users.points('ada', 'xp', { awards: 5 });
