@@ -37,8 +37,9 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
   };
 
   /**
-   * A page of a run's rankings of one group, with names (or only `userId`'s
-   * place, if it falls in the page): from Redis while live, from Postgres once final.
+   * A page of a run's rankings of one group, with names: from Redis while
+   * live, from Postgres once final. With `userId` the offset counts from that
+   * user's place (Trophy's rule; no rankings when the user is not on the board).
    */
   const rankings = async (t: Tenant, b: LeaderboardConfig, run: number, group: string[], offset: number, limit: number, userId = ''): Promise<Ranking[]> => {
     if (limit === 0) return [];
@@ -51,8 +52,11 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       if (!(await isFinal(ctx, t, b, run))) return [];
       const { rows } = await ctx.db.query<Omit<Ranking, 'userName'>>({
         name: 'board-results-page',
-        text: `SELECT user_id AS "userId", rank, value::float8 AS value FROM leaderboard_results
-               WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND rank > $5 AND rank <= $6 AND ($7 = '' OR user_id = $7)
+        // $7: the user the page starts at ('' for the top); without a result row for them, no rows.
+        text: `WITH base AS (SELECT CASE WHEN $7 = '' THEN 0 ELSE (SELECT rank - 1 FROM leaderboard_results
+                 WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND user_id = $7) END AS n)
+               SELECT user_id AS "userId", rank, value::float8 AS value FROM leaderboard_results, base
+               WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND rank > base.n + $5 AND rank <= base.n + $6
                ORDER BY rank`,
         values: [t.id, b.id, run, group.join('\x1f'), offset, last + 1, userId],
       });
@@ -102,15 +106,8 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         const run = runOf(b, req);
         const group = groupFromQuery(b, req);
         const userId = req.query.get('userId');
-        let list: Ranking[] = [];
-        if (userId) {
-          // Trophy: with userId, offset counts from that user's place (a user not on the board: no rankings).
-          requireUser(principal, userId);
-          const place = await placeOf(ctx, tenant, b, run, group, userId);
-          if (place !== null) list = await rankings(tenant, b, run, group, place + offset, limit);
-        } else {
-          list = await rankings(tenant, b, run, group, offset, limit);
-        }
+        if (userId) requireUser(principal, userId);
+        const list = await rankings(tenant, b, run, group, offset, limit, userId ?? '');
         const dates = runDates(b, run);
         return reply(200, {
           ...boardJson(b, boardNames(cfg, b)),
@@ -167,17 +164,6 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       },
     },
   ];
-}
-
-/** A user's 0-based place in a run's rankings of one group (null when not on it): from Redis while live, Postgres once final. */
-async function placeOf(ctx: Ctx, t: Tenant, b: LeaderboardConfig, run: number, group: string[], userId: string): Promise<number | null> {
-  const live = await ctx.redis.zrevrank(ctx.keys.tenant(t.slot).board(b.slot, run, group), userId);
-  if (live !== null || !(await isFinal(ctx, t, b, run))) return live;
-  const { rows } = await ctx.db.query<{ rank: number }>(
-    'SELECT rank FROM leaderboard_results WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND user_id = $5',
-    [t.id, b.id, run, group.join('\x1f'), userId],
-  );
-  return rows[0] ? rows[0].rank - 1 : null;
 }
 
 /** Whether a run's final rankings have been stored (and its live sets dropped). */
