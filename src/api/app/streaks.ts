@@ -81,34 +81,35 @@ export function streakRoutes(ctx: Ctx): Route[] {
       },
     },
   ];
+}
 
-  /**
-   * Users by current streak length. A user's latest recorded period holds the
-   * length the streak last reached, an upper bound of its length now (a
-   * missed period is settled only when the user is next seen). Candidates
-   * are taken by that bound and settled (as a read of their streak would) until
-   * the next bound cannot beat the ones found.
-   */
-  async function active(ctx: Ctx, tenant: Tenant, cfg: StreakConfig, limit: number): Promise<StreakRanking[]> {
-    const { rows } = await ctx.db.query<{ user_id: string; length: number }>(
-      `SELECT user_id, length FROM (SELECT DISTINCT ON (user_id) user_id, length FROM streak_periods
-         WHERE tenant_id = $1 AND frequency = $2 ORDER BY user_id, period DESC) latest
-       WHERE length > 0 ORDER BY length DESC, user_id`,
-      [tenant.id, FREQ_CODE[cfg.frequency]],
-    );
-    const found: StreakRanking[] = [];
-    for (const row of rows) {
-      const worst = found.length >= limit ? found[limit - 1]!.streakLength : 0;
-      if (found.length >= limit && row.length <= worst) break;
-      const r = await streakCall(ctx, tenant, row.user_id, 'streak_read');
-      const len = r.kind === 'OK' ? (JSON.parse(r.raw) as Reply).len : 0;
-      if (len > 0) {
-        found.push({ userId: row.user_id, streakLength: len });
-        found.sort((a, b) => b.streakLength - a.streakLength || (a.userId < b.userId ? -1 : 1));
-      }
+/**
+ * Users by current streak length. A user's latest recorded period holds the
+ * length the streak last reached, an upper bound of its length now (a
+ * missed period is settled only when the user is next seen). Candidates
+ * are taken by that bound and settled (as a read of their streak would) until
+ * the next bound cannot beat the ones found.
+ */
+async function active(ctx: Ctx, tenant: Tenant, cfg: StreakConfig, limit: number): Promise<StreakRanking[]> {
+  const { rows } = await ctx.db.query<{ user_id: string; length: number }>(
+    `SELECT user_id, length FROM (SELECT DISTINCT ON (user_id) user_id, length FROM streak_periods
+       WHERE tenant_id = $1 AND frequency = $2 ORDER BY user_id, period DESC) latest
+     WHERE length > 0 ORDER BY length DESC, user_id`,
+    [tenant.id, FREQ_CODE[cfg.frequency]],
+  );
+  const found: StreakRanking[] = [];
+  for (const row of rows) {
+    // Full, and this bound cannot reach the last place (an equal length may still win on its id).
+    if (found.length >= limit && row.length < found[limit - 1]!.streakLength) break;
+    const r = await streakCall(ctx, tenant, row.user_id, 'streak_read');
+    const len = r.kind === 'OK' ? (JSON.parse(r.raw) as Reply).len : 0;
+    if (len > 0) {
+      found.push({ userId: row.user_id, streakLength: len });
+      found.sort((a, b) => b.streakLength - a.streakLength || (a.userId < b.userId ? -1 : 1));
+      found.length = Math.min(found.length, limit);
     }
-    return found.slice(0, limit);
   }
+  return found.slice(0, limit);
 }
 
 /** Users by the longest streak they ever reached (in the active frequency). */
