@@ -178,6 +178,33 @@ t.test('every response conforms to Trophy\'s OpenAPI documents', async (t) => {
     if (path === '/v1/points/coins/level-summary') continue; // coins was deleted above: 404 is right too
     t.equal(r.status, 422, `${method} ${path} is 422`);
   }
+  // And one invalid request for every operation that documents 422.
+  const probe = (name: string): [string, unknown?] | null => {
+    const [, path] = name.split(' ') as [string, string];
+    if (path.startsWith('/admin/v1/')) {
+      const concrete = path.replace('{systemId}', xp.id).replace('{id}', 'not-a-uuid');
+      if (name.startsWith('POST') || name.startsWith('PATCH')) return [concrete, path.includes('/streaks/') ? {} : []];
+      return [name.startsWith('GET') && !path.endsWith('{id}') ? `${concrete}?limit=0` : concrete];
+    }
+    if (path.includes('{')) return [path.replace(/\{\w+\}/g, 'x'.repeat(256)), name.startsWith('GET') ? undefined : {}];
+    const rest: Record<string, [string, unknown?]> = {
+      'GET /v1/achievements': ['/v1/achievements?userAttributes=nonsense'],
+      'GET /v1/streaks': ['/v1/streaks'],
+      'GET /v1/leaderboards': ['/v1/leaderboards?includeFinished=maybe'],
+      'POST /v1/users': ['/v1/users', { id: '' }],
+    };
+    return rest[name] ?? null;
+  };
+  for (const op of ops.filter((o) => o.responses.has(422) && !NOT_YET_IMPLEMENTED.has(o.name))) {
+    const p = probe(op.name);
+    if (!p) {
+      t.fail(`no invalid request for ${op.name}`);
+      continue;
+    }
+    const r = await call(op.method, p[0], p[1] === undefined ? {} : { body: p[1] });
+    t.equal(r.status, 422, `${op.name}: invalid input is 422 (${r.body?.error})`);
+  }
+
   // A points system without levels has no level summary (422), as Trophy says.
   await ok('POST', '/admin/v1/points', [{ key: 'flat', name: 'Flat' }]);
   t.equal((await call('GET', '/v1/points/flat/level-summary')).status, 422);

@@ -50,6 +50,14 @@ export function intParam(q: URLSearchParams, name: string, dflt: number, min: nu
   return n;
 }
 
+/** A boolean query parameter: `true` or `false` (default false; 422 otherwise). */
+export function boolParam(q: URLSearchParams, name: string): boolean {
+  const raw = q.get(name);
+  if (raw === null || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw invalid(`${name} must be true or false`);
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string) => UUID.test(s);
 

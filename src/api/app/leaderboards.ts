@@ -1,7 +1,7 @@
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { invalid, notFound } from '../../http/errors';
-import { intParam } from '../../http/body';
+import { boolParam, intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
 import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, TIE_BITS } from '../../domain/leaderboards';
@@ -87,7 +87,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const { tenant } = await identify(ctx, req);
         const cfg = await ctx.configs.get(tenant);
-        const withFinished = req.query.get('includeFinished') === 'true';
+        const withFinished = boolParam(req.query, 'includeFinished');
         const list = [...cfg.boardsByKey.values()]
           .filter((b) => b.status === 'active' || b.status === 'scheduled' || (withFinished && b.status === 'finished'))
           .sort((x, y) => x.slot - y.slot);

@@ -131,6 +131,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/boosts',
       handler: async (req) => {
         const { system } = await systemFor(req);
+        // Trophy documents no 422 here: anything but `true` reads as false.
         const includeFinished = req.query.get('includeFinished') === 'true';
         const today = new Date(ctx.clock.now()).toISOString().slice(0, 10);
         return reply(200, system.boosts.filter((b) => !b.userId).map((b) => boostJson(b, today)).filter((b) => includeFinished || b.status !== 'finished'));

@@ -153,6 +153,7 @@ export const appOperations: Operation[] = [
   {
     method: 'get', path: '/v1/achievements', operationId: 'achievements_all', tag: 'Achievements', auth: app,
     summary: 'Every active achievement, with how many users completed it',
+    query: typia.json.schema<AttributesQuery>(),
     responses: { 200: { description: 'The achievements', schema: typia.json.schema<AchievementWithStats[]>() } },
   },
   {
