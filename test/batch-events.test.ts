@@ -113,3 +113,28 @@ t.test('an item that cannot be applied when its turn comes is kept, not lost', a
   t.equal((await s2.call('DELETE', `/admin/v1/metrics/events/rejected?ids=${one.body.id}`)).status, 200);
   t.same((await s2.call('GET', '/admin/v1/metrics/events/rejected')).body, []);
 });
+
+t.test("a batch a dead process was applying is taken over, and nothing counts twice", async (t) => {
+  const s = await startServer(t);
+  await configure(s);
+  await s.app.close(); // no background consumer: this test plays the dead one
+  const s2 = await startServer(t, { DATABASE_SCHEMA: s.schema, REDIS_KEY_PREFIX: s.prefix, FLUSH_CLAIM_MS: '200' }, { http: true, background: false });
+  t.equal((await s2.call('POST', '/admin/v1/metrics/events', { body: [
+    { key: 'lessons', user: { id: 'lee' }, value: 1 },
+    { key: 'lessons', user: { id: 'lee' }, value: 2 },
+  ] })).status, 202);
+  // The dead process had read the batch and applied its first item (under the key the consumer derives), then died.
+  const { redis, keys } = s2.app.ctx;
+  const stream = keys.tenant(0).batches;
+  await redis.xgroup('CREATE', stream, 'apply', '0', 'MKSTREAM').catch(() => undefined);
+  const read = (await redis.xreadgroup('GROUP', 'apply', 'dead', 'COUNT', 1, 'STREAMS', stream, '>')) as [string, [string, string[]][]][];
+  const entryId = read[0]![1][0]![0];
+  t.equal((await s2.event('lessons', { user: { id: 'lee' }, value: 1 }, { headers: { 'Idempotency-Key': `laurel-batch:${entryId}:0` } })).status, 201);
+
+  await s2.app.batches.drain();
+  t.equal((await s2.call('GET', '/v1/users/lee/metrics/lessons')).body.current, 1, 'not taken over while the dead consumer may still be alive');
+  await new Promise((r) => setTimeout(r, 300));
+  await s2.app.batches.drain();
+  t.equal((await s2.call('GET', '/v1/users/lee/metrics/lessons')).body.current, 3, 'taken over: the first item not counted again, the second counted');
+  t.equal(await redis.xlen(stream), 0, 'and acknowledged');
+});
