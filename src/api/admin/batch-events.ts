@@ -10,7 +10,7 @@ import { readDeleteRoutes, Resource } from './resource';
 
 const validateBatch = typia.createValidate<BatchEventsBody>();
 
-/** 1,000 events of up to ~1 KiB each: larger than the default body limit. */
+/** 1,000 events of up to ~1 KiB each: more than the default body limit allows. */
 const BATCH_BODY_BYTES = 1 << 20;
 
 interface RejectionRow {
@@ -48,7 +48,7 @@ export function batchEventRoutes(ctx: Ctx, queue: BatchQueue): Route[] {
       pattern: '/admin/v1/metrics/events',
       body: true,
       documents400: true,
-      maxBodyBytes: BATCH_BODY_BYTES,
+      maxBodyBytes: Math.max(BATCH_BODY_BYTES, ctx.config.maxBodyBytes),
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const items = check(validateBatch, jsonBody(req));
