@@ -5,7 +5,7 @@ import { HttpError, isUnavailable } from '../http/errors';
 import { derivedId } from '../domain/ids';
 import type { Tenant } from '../store/tenants';
 import type { BatchEvent } from '../api/wire/admin';
-import { recordEvent } from '../api/app/events';
+import { recordEvent } from '../api/record-event';
 
 const GROUP = 'apply';
 
