@@ -2,13 +2,14 @@
 -- call (a page of ten was one ZREVRANGE plus ten HGETs, two round trips).
 -- KEYS: 1 board set.  ARGV: 1 first index (0-based), 2 last index,
 --       3 user key prefix (the user id completes the key; same hash tag),
---       4 a user id to report alone, if ranked within the page ('' for the page)
--- Replies: {} when nothing is ranked there | {index of the first, user id, score, name (nil when unset), ...}
+--       4 a user id the indexes count from (Trophy's `userId`: the page starts
+--         at that user's place), or '' to count from the top
+-- Replies: {} when nothing is ranked there (or the user is not) | {index of the first, user id, score, name (nil when unset), ...}
 local first, last = tonumber(ARGV[1]), tonumber(ARGV[2])
 if ARGV[4] ~= '' then
   local r = redis.call('ZREVRANK', KEYS[1], ARGV[4])
-  if not r or r < first or r > last then return {} end
-  first, last = r, r
+  if not r then return {} end
+  first, last = r + first, r + last
 end
 local flat = redis.call('ZREVRANGE', KEYS[1], first, last, 'WITHSCORES')
 if #flat == 0 then return {} end

@@ -44,6 +44,8 @@ import { deadLetterRoutes } from './api/admin/dead-letters';
 import { analyticsRoutes } from './api/admin/analytics';
 import { userEventsRoutes } from './api/admin/user-events';
 import { consoleRoutes } from './api/console';
+import { batchEventRoutes } from './api/admin/batch-events';
+import { BatchQueue } from './batches/queue';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -60,6 +62,8 @@ export interface AppRoles {
    * process overlap their round trips.
    */
   flushers?: number;
+  /** With `http`: share the port with the other workers of one supervisor (else it is taken exclusively). */
+  sharedPort?: boolean;
 }
 
 export const ALL_ROLES: Readonly<AppRoles> = { http: true, background: true };
@@ -75,12 +79,15 @@ export interface App {
   flusher: Flusher;
   scheduler: Scheduler;
   webhooks: WebhookDispatcher;
+  /** Batches of events (`POST /admin/v1/metrics/events`); applied only with the `background` role. */
+  batches: BatchQueue;
   readonly closed: boolean;
   close(): Promise<void>;
 }
 
 /** Connect, migrate, wire the routes and listen (`http`), start the background jobs (`background`). */
 export async function startApp(config: Config, clock: Clock, log: Logger, roles: AppRoles = ALL_ROLES): Promise<App> {
+  const sharedPort = roles.sharedPort ?? false;
   roles = { http: roles.http, background: roles.background, flushers: Math.max(1, roles.flushers ?? 1) };
   await ensureDatabase(config.databaseUrl);
   const db = createPool(config.databaseUrl, config.databaseSchema);
@@ -144,6 +151,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   // deriver, which runs in the background process alongside its own dispatcher
   // (and kick() does nothing on a dispatcher that was never started).
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
+  // Accepted batches of events: queued by any HTTP process, applied by the background one.
+  const batches = new BatchQueue(ctx, 100, config.flushClaimMs);
   const routes: Route[] = roles.http
     ? [
         ...healthRoutes(ctx, flusher, deadLetters),
@@ -164,6 +173,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
         ...deadLetterRoutes(ctx, flusher, deadLetters),
+        ...batchEventRoutes(ctx, batches),
         ...adminUserRoutes(ctx),
         ...userEventsRoutes(ctx),
         ...analyticsRoutes(ctx),
@@ -172,13 +182,14 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       ]
     : [];
   const http = roles.http ? createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log }) : null;
-  const port = http ? await http.listen(config.host, config.port) : 0;
+  const port = http ? await http.listen(config.host, config.port, sharedPort) : 0;
   if (roles.background) {
     flusher.start();
     for (const f of moreFlushers) f.start();
     webhooks.onDelivery = (outcome) => webhookDeliveries.labels(outcome).inc();
     webhooks.start();
     scheduler.start();
+    batches.start();
   }
   if (http) log.info('laurel listening', { host: config.host, port, background: roles.background });
   else log.info('laurel running background jobs');
@@ -192,6 +203,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     flusher,
     scheduler,
     webhooks,
+    batches,
     get closed() {
       return closed;
     },
@@ -202,6 +214,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       stopDeadLetterReport();
       await http?.close(8_000);
       await scheduler.stop();
+      await batches.stop();
       for (const f of [flusher, ...moreFlushers]) await f.stop();
       // What was accepted until now goes to Postgres before exit. An HTTP-only
       // process leaves that to the background process, which stops after it.

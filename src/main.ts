@@ -1,4 +1,5 @@
 import { fork, ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { loadConfig, Config } from './config';
 import { createLogger, Logger } from './log';
 import { systemClock } from './clock';
@@ -26,11 +27,19 @@ async function main(): Promise<void> {
       process.stderr.write(`laurel: ${(err as Error).message}\n`);
       process.exit(1);
     }
-    if (config.workers > 1) return supervise(config, log);
+    if (config.workers > 1) {
+      // The workers share the port among themselves (SO_REUSEPORT), which would
+      // also let them join another server's: check that it is free first.
+      if (!(await portIsFree(config.host, config.port))) {
+        process.stderr.write(`laurel: port ${config.port} on ${config.host} is already in use\n`);
+        process.exit(1);
+      }
+      return supervise(config, log);
+    }
   }
   const roles: AppRoles = !worker
     ? { ...ALL_ROLES, flushers: config.flushers }
-    : worker === BACKGROUND ? { http: false, background: true, flushers: config.flushers } : { http: true, background: false };
+    : worker === BACKGROUND ? { http: false, background: true, flushers: config.flushers } : { http: true, background: false, sharedPort: true };
   await serve(config, log, roles);
 }
 
@@ -66,6 +75,15 @@ async function serve(config: Config, log: Logger, roles: AppRoles): Promise<void
   } else {
     process.on('SIGINT', () => stop('SIGINT'));
   }
+}
+
+/** Whether the port can be bound without SO_REUSEPORT (so no other process listens on it). */
+function portIsFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
 }
 
 /** How long a shutdown waits for the HTTP workers before stopping the background process anyway. */

@@ -100,7 +100,7 @@ t.test('API and composite achievements, with points', async (t) => {
 
     t.equal((await s.call('POST', '/v1/achievements/five-lessons/complete', { body: { user: { id: 'u1' } } })).status, 422, 'not an API achievement');
     t.equal((await s.call('POST', '/v1/achievements/nope/complete', { body: { user: { id: 'u1' } } })).status, 404);
-    t.equal((await s.call('POST', '/v1/achievements/onboarded/complete', { body: {} })).status, 400);
+    t.equal((await s.call('POST', '/v1/achievements/onboarded/complete', { body: {} })).status, 422);
   });
 
   t.test('a composite chain completes with its last prerequisite, in the same event', async (t) => {
@@ -204,4 +204,20 @@ t.test('achievements admin', async (t) => {
   const del = await s.call('DELETE', `/admin/v1/achievements?ids=${a.id}`);
   t.same(del.body.deleted, [{ id: a.id }]);
   t.equal((await s.call('POST', '/v1/achievements/a/complete', { body: { user: { id: 'u' } } })).status, 404);
+});
+
+t.test('listing achievements for given user attributes leaves out those such a user cannot earn', async (t) => {
+  const s = await startServer(t);
+  const { lessons } = await s.metrics(['lessons']);
+  await s.attributes([{ key: 'plan', type: 'user' }]);
+  const plan = (await s.call('GET', '/admin/v1/attributes')).body.find((a: { key: string }) => a.key === 'plan').id;
+  await achievements(s, [
+    { key: 'everyone', name: 'Everyone', trigger: 'metric', metricId: lessons!.id, metricValue: 1, status: 'active' },
+    { key: 'pro-only', name: 'Pro only', trigger: 'metric', metricId: lessons!.id, metricValue: 1, status: 'active', userAttributes: [{ attributeId: plan, attributeValue: 'pro' }] },
+  ]);
+  const keys = async (q: string) => (await s.call('GET', `/v1/achievements${q}`)).body.map((a: { key: string }) => a.key);
+  t.same(await keys(''), ['everyone', 'pro-only']);
+  t.same(await keys('?userAttributes=plan:pro'), ['everyone', 'pro-only']);
+  t.same(await keys('?userAttributes=plan:free'), ['everyone']);
+  t.equal((await s.call('GET', '/v1/achievements?userAttributes=plan')).status, 422);
 });

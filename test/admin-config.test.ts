@@ -46,11 +46,11 @@ t.test('metrics admin', async (t) => {
   t.same(d.body.deleted, [{ id: revenue.id }]);
   t.equal(d.body.issues.length, 1);
   t.equal((await s.event('revenue', { user: { id: 'u1' }, value: 3 })).status, 404, 'a deleted metric takes no events');
-  t.equal((await s.call('DELETE', '/admin/v1/metrics')).status, 400, 'ids are required');
-  t.equal((await s.call('DELETE', '/admin/v1/metrics?ids=nope')).status, 400);
+  t.equal((await s.call('DELETE', '/admin/v1/metrics')).status, 422, 'ids are required');
+  t.equal((await s.call('DELETE', '/admin/v1/metrics?ids=nope')).status, 422);
 
   const tooMany = Array.from({ length: 101 }, (_, i) => ({ name: `m${i}`, key: `m${i}` }));
-  t.equal((await s.call('POST', '/admin/v1/metrics', { body: tooMany })).status, 400);
+  t.equal((await s.call('POST', '/admin/v1/metrics', { body: tooMany })).status, 422);
 });
 
 t.test('attributes admin', async (t) => {

@@ -96,6 +96,9 @@ t.test('a scenario through the typed client', async (t) => {
   described(t, 'streak', typia.validateEquals<W.UserStreak>(st));
   t.equal(st.freezes, 1);
   described(t, 'streak list', typia.validateEquals<W.StreakSummary[]>(await laurel.streaks.list(['ada', 'bob'])));
+  described(t, 'streak rankings', typia.validateEquals<W.StreakRanking[]>(await laurel.streaks.rankings({ limit: 5, type: 'longest' })));
+  described(t, 'batch accepted', typia.validateEquals<W.BatchEventsResponse>(await admin.metrics.batchEvents([{ key: 'lessons', user: { id: 'cy' }, value: 1 }])));
+  described(t, 'rejected batch items', typia.validateEquals<W.BatchRejection[]>(await admin.metrics.rejected.list()));
 
   await s.app.flusher.drain();
   const pts = await laurel.users.points('ada', 'xp', { awards: 5 });
@@ -184,7 +187,7 @@ t.test('webhook endpoints through the typed client', async (t) => {
   // @ts-expect-error `lost` is not a delivery status
   const refused = await hooks.deliveries(hook.id, { status: 'lost' }).catch((e: unknown) => e);
   t.ok(refused instanceof LaurelError, 'a validation error rejects with LaurelError');
-  t.match(refused, { status: 400, message: /status/ });
+  t.match(refused, { status: 422, message: /status/ });
 
   described(t, 'deleted webhooks', typia.validateEquals<W.Deleted>(await hooks.delete([hook.id])));
   t.same(await hooks.list(), []);

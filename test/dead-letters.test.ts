@@ -100,7 +100,7 @@ t.test('a record holding NUL is kept exactly, in a form Postgres accepts', async
   t.same(del.body.deleted, [{ id: dl.id }]);
   t.same(del.body.issues.map((i: { id: string }) => i.id), [unknown]);
   t.match(await ready(s), { flusher: 'degraded', deadLetters: 1 });
-  t.equal((await s.call('GET', '/admin/v1/dead-letters?limit=0')).status, 400);
+  t.equal((await s.call('GET', '/admin/v1/dead-letters?limit=0')).status, 422);
 });
 
 t.test('dead letters belong to their tenant', async (t) => {

@@ -46,9 +46,9 @@ t.test('metric event summaries', async (t) => {
     { date: '2026-04-01', total: 20.5, change: 4 },
   ]);
 
-  t.equal((await get('aggregation=hourly&startDate=2026-03-01&endDate=2026-03-02')).status, 400);
-  t.equal((await get('aggregation=daily&startDate=2026-02-30&endDate=2026-03-02')).status, 400);
-  t.equal((await get('aggregation=daily&startDate=2026-03-02')).status, 400);
+  t.equal((await get('aggregation=hourly&startDate=2026-03-01&endDate=2026-03-02')).status, 422);
+  t.equal((await get('aggregation=daily&startDate=2026-02-30&endDate=2026-03-02')).status, 422);
+  t.equal((await get('aggregation=daily&startDate=2026-03-02')).status, 422);
   t.equal((await get('aggregation=daily&startDate=2026-03-05&endDate=2026-03-01')).status, 422);
   t.equal((await get('aggregation=daily&startDate=2025-01-01&endDate=2026-03-01')).status, 422, 'over 400 days');
   t.equal((await s.call('GET', '/v1/users/nobody/metrics/km/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-02')).status, 404);

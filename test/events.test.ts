@@ -49,8 +49,8 @@ t.test('the event path', async (t) => {
     t.match(userAttr.body.error, /tier/);
     const eventAttr = await s.event('words', { user: { id: 'strict', name: 'Changed' }, value: 1, attributes: { colour: 'x' } });
     t.equal(eventAttr.status, 422);
-    t.equal((await s.event('words', { user: { id: 'strict', tz: 'Nowhere/Land' }, value: 1 })).status, 400);
-    t.equal((await s.event('words', { user: { id: 'strict' }, value: 1e13 })).status, 400, 'absurd values are refused');
+    t.equal((await s.event('words', { user: { id: 'strict', tz: 'Nowhere/Land' }, value: 1 })).status, 422);
+    t.equal((await s.event('words', { user: { id: 'strict' }, value: 1e13 })).status, 422, 'absurd values are refused');
     const u = (await s.call('GET', '/v1/users/strict')).body;
     t.equal(u.name, null, 'the profile was not touched');
     t.equal((await s.call('GET', '/v1/users/strict/metrics/words')).body.current, 1, 'the total was not touched');
@@ -75,7 +75,7 @@ t.test('the event path', async (t) => {
     // No expiry: a week later it is still a replay.
     s.clock.advance(7 * 86_400_000);
     t.equal((await s.event('words', { user: { id: 'idem' }, value: 5 }, { headers: { 'Idempotency-Key': 'lesson-1' } })).status, 202);
-    t.equal((await s.event('words', { user: { id: 'idem' }, value: 5 }, { headers: { 'Idempotency-Key': 'x'.repeat(256) } })).status, 400);
+    t.equal((await s.event('words', { user: { id: 'idem' }, value: 5 }, { headers: { 'Idempotency-Key': 'x'.repeat(256) } })).status, 422);
   });
 
   t.test('a used idempotency key costs an integer in a compact set, not a key of its own', async (t) => {

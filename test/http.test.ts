@@ -25,15 +25,18 @@ t.test('health, routing and request errors', async (t) => {
     t.match(m.headers.get('allow'), /PATCH/);
   });
 
-  t.test('malformed JSON is 400; a bad field is 400 naming it', async (t) => {
+  t.test('malformed JSON is 400 where Trophy documents 400, else 422; a bad field is 422 naming it', async (t) => {
     const r = await s.call('POST', '/v1/metrics/words/event', { raw: '{"user":', headers: { 'Content-Type': 'application/json' } });
     t.equal(r.status, 400);
     t.match(r.body.error, /Malformed JSON/);
+    const admin = await s.call('POST', '/admin/v1/metrics', { raw: '[{', headers: { 'Content-Type': 'application/json' } });
+    t.equal(admin.status, 422, 'Trophy documents no 400 for creating metrics');
+    t.match(admin.body.error, /Malformed JSON/);
     const f = await s.event('words', { user: { id: 'u1' }, value: 'ten' });
-    t.equal(f.status, 400);
+    t.equal(f.status, 422);
     t.match(f.body.error, /body\.value/);
     const missing = await s.event('words', { value: 1 });
-    t.equal(missing.status, 400);
+    t.equal(missing.status, 422);
     t.match(missing.body.error, /body\.user/);
   });
 
@@ -70,7 +73,7 @@ t.test('health, routing and request errors', async (t) => {
 
   t.test('errors never carry a stack trace', async (t) => {
     const r = await s.call('POST', '/admin/v1/metrics', { body: { not: 'an array' } });
-    t.equal(r.status, 400);
+    t.equal(r.status, 422);
     t.same(Object.keys(r.body), ['error']);
     t.notMatch(r.body.error, /at .*\.js/);
   });

@@ -34,7 +34,9 @@ t.test('ranking, limits, ties and the event response', async (t) => {
   t.match(climb.body.leaderboards.top, { rank: 1, previousRank: 3 });
 
   t.same(ranks(await s.call('GET', '/v1/leaderboards/top?offset=1&limit=1')), ['2:bob:20']);
-  t.same(ranks(await s.call('GET', '/v1/leaderboards/top?userId=eve')), ['3:eve:15']);
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/top?userId=eve')), ['3:eve:15'], 'the page starts at the user');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/top?userId=bob&limit=2')), ['2:bob:20', '3:eve:15']);
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/top?userId=ann&offset=1&limit=1')), ['2:bob:20'], 'offset counts from the user');
   t.same(ranks(await s.call('GET', '/v1/leaderboards/top?userId=dan')), [], 'a user off the board is not listed');
   t.same(ranks(await s.call('GET', '/v1/leaderboards/top?offset=5')), [], 'a page past the end is empty');
   const mine = await s.call('GET', '/v1/users/ann/leaderboards/top');
@@ -86,7 +88,8 @@ t.test('states: inactive, scheduled, active, finished', async (t) => {
   t.same((await s.call('GET', '/v1/leaderboards?includeFinished=true')).body.map((x: { key: string; status: string }) => `${x.key}:${x.status}`), ['later:finished']);
   t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12')), ['1:p:9', '2:k:5'], 'final rankings stay readable');
   t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&offset=1')), ['2:k:5'], 'a final page starts at its offset');
-  t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&userId=k')), ['2:k:5'], 'one user of a final run');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&userId=k')), ['2:k:5'], 'from a user of a final run');
+  t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&userId=p&limit=2')), ['1:p:9', '2:k:5']);
   t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&userId=nobody')), []);
 });
 
@@ -126,7 +129,7 @@ t.test('breakdowns, points boards and streak boards', async (t) => {
   await board(s, { key: 'by-both', name: 'By both', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', status: 'active', breakdownAttributes: [id('team'), id('region')] });
   const users: [string, string, string, number][] = [['u1', 'red', 'eu', 5], ['u2', 'red', 'us', 7], ['u3', 'blue', 'eu', 2]];
   for (const [u, team, region, v] of users) await s.event('m', { user: { id: u, attributes: { team, region } }, value: v });
-  t.equal((await s.call('GET', '/v1/leaderboards/by-team')).status, 400, 'a broken-down board needs userAttributes');
+  t.equal((await s.call('GET', '/v1/leaderboards/by-team')).status, 422, 'a broken-down board needs userAttributes');
   t.same(ranks(await s.call('GET', '/v1/leaderboards/by-team?userAttributes=team:red')), ['1:u2:7'], 'the limit applies per group');
   t.same(ranks(await s.call('GET', '/v1/leaderboards/by-team?userAttributes=team:blue')), ['1:u3:2']);
   t.same(ranks(await s.call('GET', '/v1/leaderboards/by-both?userAttributes=team:red,region:eu')), ['1:u1:5']);

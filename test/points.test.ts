@@ -237,8 +237,8 @@ t.test('levels and attribute filters', async (t) => {
     t.equal(user.body.awards.length, 2);
     t.match(user.body.awards[0], { awarded: 10, total: 30, trigger: { type: 'metric' } }, 'newest first');
     t.equal(user.body.awards[0].id, xpOf(third).awards[0].id, 'the same award id as in the event response');
-    t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=0')).status, 400);
-    t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=101')).status, 400);
+    t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=0')).status, 422);
+    t.equal((await s.call('GET', '/v1/users/u/points/xp?awards=101')).status, 422);
     t.equal((await s.call('GET', '/v1/users/u/points/nope')).status, 404);
 
     const summary = await s.call('GET', '/v1/users/u/points/xp/event-summary?aggregation=daily&startDate=2026-03-09&endDate=2026-03-10');
@@ -259,7 +259,7 @@ t.test('levels and attribute filters', async (t) => {
     t.equal(hist.body.reduce((n: number, b: { users: number }) => n + b.users, 0), 3);
     const proOnly = await s.call('GET', '/v1/points/xp/summary?userAttributes=plan:pro');
     t.equal(proOnly.body.reduce((n: number, b: { users: number }) => n + b.users, 0), 1);
-    t.equal((await s.call('GET', '/v1/points/xp/summary?userAttributes=nonsense')).status, 400);
+    t.equal((await s.call('GET', '/v1/points/xp/summary?userAttributes=nonsense')).status, 422);
     t.equal((await s.call('GET', '/v1/points/nope')).status, 404);
     // Last: a new user would count in the summaries above.
     await s.call('POST', '/v1/users', { body: { id: 'idle' } });
@@ -351,4 +351,26 @@ t.test('awards and totals beyond 2^31 are flushed and read back', async (t) => {
   const hist = await s.call('GET', '/v1/points/xp/summary');
   t.equal(hist.body.reduce((n: number, b: { users: number }) => n + b.users, 0), 1);
   t.ok(hist.body.every((b: { from: unknown; to: unknown }) => typeof b.from === 'number' && typeof b.to === 'number'));
+});
+
+t.test('an award keeps showing the trigger that paid it after the trigger is edited, then deleted', async (t) => {
+  const s = await startServer(t);
+  const { lessons } = await s.metrics(['lessons']);
+  const sys = await system(s, { key: 'xp', name: 'XP', triggers: [{ type: 'metric', metricId: lessons!.id, metricThreshold: 1, points: 10, status: 'active' }] });
+  const triggerId = sys.triggers[0].id;
+  await s.event('lessons', { user: { id: 'u' }, value: 1 });
+  const before = (await s.call('GET', '/v1/users/u/points/xp')).body.awards[0].trigger;
+  t.match(before, { id: triggerId, type: 'metric', points: 10, status: 'active', metricId: lessons!.id, metricName: 'Metric lessons', metricThreshold: 1, userAttributes: [] });
+
+  s.clock.advance(60_000);
+  const edited = await s.call('PATCH', `/admin/v1/points/${sys.id}/triggers`, { body: [{ id: triggerId, points: 25 }] });
+  t.equal(edited.status, 200);
+  await s.event('lessons', { user: { id: 'u' }, value: 1 });
+  const [second, first] = (await s.call('GET', '/v1/users/u/points/xp')).body.awards;
+  t.match(second, { awarded: 25, trigger: { id: triggerId, points: 25 } }, 'the new award shows the edited trigger');
+  t.same(first.trigger, before, 'the first award still shows the trigger as it paid');
+
+  t.equal((await s.call('DELETE', `/admin/v1/points/${sys.id}/triggers?ids=${triggerId}`)).status, 200);
+  const after = (await s.call('GET', '/v1/users/u/points/xp')).body.awards;
+  t.same(after.map((a: { trigger: unknown }) => a.trigger), [second.trigger, before], 'deleted: both awards keep their full trigger');
 });

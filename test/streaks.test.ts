@@ -219,7 +219,7 @@ t.test('restore after a loss, bulk reads and consequences', async (t) => {
   const bulk = await s.call('GET', '/v1/streaks?userIds=r,other,nobody');
   t.same(bulk.body.map((x: { userId: string; streakLength: number }) => [x.userId, x.streakLength]), [['r', 4], ['other', 1], ['nobody', 0]]);
   t.match(bulk.body[1].extended, /^2026-03-08T12:00:00/);
-  t.equal((await s.call('GET', '/v1/streaks')).status, 400);
+  t.equal((await s.call('GET', '/v1/streaks')).status, 422);
 });
 
 t.test('an idempotent replay reports the stored streak and changes nothing', async (t) => {
@@ -230,4 +230,26 @@ t.test('an idempotent replay reports the stored streak and changes nothing', asy
   const replay = await s.event('m', { user: { id: 'rp' }, value: 1 }, { headers: { 'Idempotency-Key': 'once' } });
   t.equal(replay.status, 202);
   t.match(replay.body, { currentStreak: { length: 1, extended: false }, points: {}, achievements: [], leaderboards: {} });
+});
+
+t.test('streak rankings: current streaks (a lapsed one does not count) and longest ever', async (t) => {
+  const { s } = await setup(t);
+  const day = (d: number) => s.clock.set(`2026-03-${String(d).padStart(2, '0')}T12:00:00Z`);
+  for (const d of [1, 2, 3]) {
+    day(d);
+    await ev(s, 'ann');
+  }
+  for (const d of [4, 5, 6]) {
+    day(d);
+    await ev(s, 'bob');
+  }
+  await s.call('PUT', '/v1/users/bob', { body: { name: 'Bob' } });
+  await ev(s, 'cat'); // the 6th
+  const rank = async (q: string) => (await s.call('GET', `/v1/streaks/rankings${q}`)).body;
+  t.same(await rank(''), [{ userId: 'bob', name: 'Bob', streakLength: 3 }, { userId: 'cat', streakLength: 1 }],
+    "Ann's streak ended on the 4th though she has not been seen since; no name: none sent");
+  t.same(await rank('?type=longest'), [{ userId: 'ann', streakLength: 3 }, { userId: 'bob', name: 'Bob', streakLength: 3 }, { userId: 'cat', streakLength: 1 }]);
+  t.same((await rank('?limit=1')).map((r: { userId: string }) => r.userId), ['bob']);
+  t.equal((await s.call('GET', '/v1/streaks/rankings?type=best')).status, 422);
+  t.equal((await s.call('GET', '/v1/streaks/rankings?limit=101')).status, 422);
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { TrophyApiClient } from '@trophyso/node';
+import { TrophyApi, TrophyApiClient } from '@trophyso/node';
 import { startServer } from './helpers/harness';
 import { processDeployment, spawnServer, until } from './helpers/process';
 
@@ -71,6 +71,9 @@ t.test('@trophyso/node drives a whole scenario against a running server', async 
   t.same((await trophy.streaks.list({ userIds: ['ada', 'bob'] })).map((s) => [s.userId, s.streakLength]), [['ada', 1], ['bob', 1]]);
   await trophy.admin.streaks.freezes.create({ freezes: [{ userId: 'ada' }] });
   t.equal((await trophy.users.streak('ada')).freezes, 1);
+  const top = await trophy.streaks.rankings({ limit: 5, type: 'active' });
+  t.same(top.map((r) => [r.userId, r.name, r.streakLength]), [['ada', 'Ada', 1], ['bob', 'Bob', 1]], 'equal streaks rank by user id');
+  t.same((await trophy.streaks.rankings({ limit: 1, type: 'longest' })).map((r) => r.userId), ['ada']);
 
   // Leaderboards
   t.same((await trophy.leaderboards.all()).map((b) => b.key), ['all-time']);
@@ -99,6 +102,20 @@ t.test('@trophyso/node drives a whole scenario against a running server', async 
 
   const err = await trophy.metrics.event('missing', { user: { id: 'ada' }, value: 1 }).catch((e: unknown) => e);
   t.match(err, { statusCode: 404 }, 'an unknown metric is a 404 through the SDK');
+
+  // Invalid input is 422, which the SDK raises as UnprocessableEntityError with the error body.
+  const invalid = [
+    () => trophy.users.points('ada', 'xp', { awards: 0 }),
+    () => trophy.users.metricEventSummary('ada', 'lessons', { ...range, aggregation: 'hourly' as 'daily' }),
+    () => trophy.streaks.rankings({ limit: 101 }),
+    () => trophy.users.leaderboard('ada', 'all-time', { numEvents: 101 }),
+    () => trophy.achievements.complete('profile', { user: { id: '' } }),
+  ];
+  for (const call of invalid) {
+    const e = await call().then(() => null, (x: unknown) => x);
+    t.ok(e instanceof TrophyApi.UnprocessableEntityError, `UnprocessableEntityError: ${(e as Error)?.message}`);
+    t.match(e, { statusCode: 422, body: { error: String } });
+  }
 
   server.proc.kill('SIGTERM');
   t.equal(await server.exit, 0);

@@ -34,14 +34,14 @@ t.test('users', async (t) => {
 
   t.test('bad input is refused and nothing is applied', async (t) => {
     const tz = await s.call('PUT', '/v1/users/u2', { body: { tz: 'Mars/Olympus_Mons' } });
-    t.equal(tz.status, 400);
+    t.equal(tz.status, 422);
     t.match(tz.body.error, /tz/);
     const attr = await s.call('PUT', '/v1/users/u2', { body: { name: 'Two', attributes: { plan: 'x', colour: 'red' } } });
     t.equal(attr.status, 422);
     t.match(attr.body.error, /colour/);
     t.equal((await s.call('GET', '/v1/users/u2')).status, 404, 'the refused call created nothing');
-    t.equal((await s.call('POST', '/v1/users', { body: { id: '' } })).status, 400);
-    t.equal((await s.call('POST', '/v1/users', { body: { id: 'u3', email: 'not-an-email' } })).status, 400);
+    t.equal((await s.call('POST', '/v1/users', { body: { id: '' } })).status, 422);
+    t.equal((await s.call('POST', '/v1/users', { body: { id: 'u3', email: 'not-an-email' } })).status, 422);
   });
 
   t.test('metric totals of a user', async (t) => {

@@ -83,7 +83,7 @@ local function pts_grant(P, t, amount)
   end
   if amount == 0 then return true end
   st.a = st.a + amount
-  st.aw[#st.aw + 1] = { t = t.i, si = t.si, a = amount, tot = st.a, bo = boosts }
+  st.aw[#st.aw + 1] = { t = t.i, v = t.v, si = t.si, a = amount, tot = st.a, bo = boosts }
   return true
 end
 

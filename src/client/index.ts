@@ -1,7 +1,7 @@
 import type {
   AchievementCompletion, AchievementWithStats, AttributesQuery, CompleteAchievementBody, EventBody, EventResponse, EventSummaryQuery,
   Health, IncludeFinishedQuery, LeaderboardQuery, LeaderboardRankings, LeaderboardSummary, LevelSummary, MetricProgress, PointsBoost,
-  PointsLevel, PointsRange, PointsSystem, StreakSummary, SummaryPoint, User, UserAchievement, UserAchievementsQuery, UserInput,
+  PointsLevel, PointsRange, PointsSystem, StreakRanking, StreakRankingsQuery, StreakSummary, SummaryPoint, User, UserAchievement, UserAchievementsQuery, UserInput,
   UserLeaderboard, UserLeaderboardQuery, UserPoints, UserPointsQuery, UserStreak, UserStreakQuery, UserWithId,
 } from '../api/wire/app';
 import type {
@@ -11,7 +11,7 @@ import type {
   FreezesResponse, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, PausesBody, RestoreBody,
   RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdatedKey, UpdateKey, UpdateMetric, UpdateTenant,
   AdminWebhook, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields, WebhookWithSecret,
-  DeadLetter, DeadLetterReplayed,
+  DeadLetter, DeadLetterReplayed, BatchEvent, BatchEventsResponse, BatchRejection,
   ErasedUser, UserExport,
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate,
@@ -176,6 +176,8 @@ export class Laurel {
 
   readonly streaks = {
     list: (userIds: string[]): Promise<StreakSummary[]> => this.send('GET', '/v1/streaks', { query: { userIds } }),
+    /** The top users by current (`active`, default) or longest streak. */
+    rankings: (query?: StreakRankingsQuery): Promise<StreakRanking[]> => this.send('GET', '/v1/streaks/rankings', { query }),
   };
 
   readonly leaderboards = {
@@ -196,7 +198,18 @@ export class Laurel {
   // ---- Admin API ----
 
   readonly admin = {
-    metrics: collection<AdminMetric, CreateMetric, UpdateMetric>(this.send, '/admin/v1/metrics'),
+    metrics: {
+      ...collection<AdminMetric, CreateMetric, UpdateMetric>(this.send, '/admin/v1/metrics'),
+      /** Up to 1,000 events, checked now and applied in the background (202 once queued). */
+      batchEvents: (items: BatchEvent[]): Promise<BatchEventsResponse> => this.send('POST', '/admin/v1/metrics/events', { body: items }),
+      /** Accepted batch items that could not be applied when their turn came. */
+      rejected: {
+        /** Newest first. */
+        list: (query?: ListQuery): Promise<BatchRejection[]> => this.send('GET', '/admin/v1/metrics/events/rejected', { query }),
+        get: (id: string): Promise<BatchRejection> => this.send('GET', path`/admin/v1/metrics/events/rejected/${id}`),
+        delete: (ids: string[]): Promise<Deleted> => this.send('DELETE', '/admin/v1/metrics/events/rejected', { query: { ids } }),
+      },
+    },
     attributes: collection<AdminAttribute, CreateAttribute, UpdateAttribute>(this.send, '/admin/v1/attributes'),
     points: {
       ...collection<AdminPointsSystem, CreateSystem, PatchSystem, AdminPointsSystemWithItems>(this.send, '/admin/v1/points'),

@@ -96,6 +96,7 @@ export function boardJson(b: LeaderboardConfig, names: { metric?: string; metric
     maxParticipants: b.maxParticipants,
     runUnit: b.runUnit,
     runInterval: b.runInterval,
+    status: b.status,
   };
   if (b.rankBy === 'metric') Object.assign(out, { metricKey: names.metricKey, metricName: names.metric });
   if (b.rankBy === 'points') Object.assign(out, { pointsSystemKey: names.systemKey, pointsSystemName: names.system });

@@ -81,7 +81,13 @@ export function levelFor(levels: LevelConfig[], total: number): LevelConfig | nu
 export const levelJson = (l: LevelConfig) => ({ id: l.id, key: l.key, name: l.name, description: l.description, badgeUrl: l.badgeUrl, points: l.points });
 
 /** A trigger as the Application API shows it. */
-export function triggerAppJson(t: TriggerConfig, names: { metric?: (id: string) => string | undefined }) {
+/** Names of what triggers refer to, from a tenant's config. */
+export const triggerNames = (cfg: Pick<PointsLookup, 'metricsById' | 'achievementsById'>) => ({
+  metric: (id: string) => cfg.metricsById.get(id)?.name,
+  achievement: (id: string) => cfg.achievementsById.get(id)?.name,
+});
+
+export function triggerAppJson(t: TriggerConfig, names: ReturnType<typeof triggerNames>) {
   const out: Record<string, unknown> = {
     id: t.id,
     type: t.type,
@@ -94,12 +100,12 @@ export function triggerAppJson(t: TriggerConfig, names: { metric?: (id: string) 
   if (t.type === 'metric') {
     Object.assign(out, {
       metricId: t.metricId,
-      metricName: names.metric?.(t.metricId!),
+      metricName: names.metric(t.metricId!),
       metricThreshold: t.metricThreshold,
       eventAttributes: t.eventAttributes.map(([key, value]) => ({ key, value })),
     });
   }
-  if (t.type === 'achievement') out.achievementId = t.achievementId;
+  if (t.type === 'achievement') Object.assign(out, { achievementId: t.achievementId, achievementName: names.achievement(t.achievementId!) });
   if (t.type === 'streak') out.streakLengthThreshold = t.streakLength;
   if (t.type === 'time') Object.assign(out, { timeUnit: t.timeUnit === 'hours' ? 'hour' : 'day', timeInterval: t.timeInterval });
   return out;
@@ -125,6 +131,13 @@ export function filtersMatch(filters: Filter[], attrs: Record<string, string>): 
  * What the event script needs to evaluate points for one metric (or for a
  * user write, with no metric): compact arrays, built once per config version.
  */
+/**
+ * A trigger as it stands now (it changes whenever the trigger is edited):
+ * each award records the version that paid it, so the award keeps showing
+ * that trigger after an edit or a deletion (see points_trigger_versions).
+ */
+export const triggerVersion = (t: TriggerConfig) => derivedId('trigger-version', t.id, t.updated);
+
 export function buildProgram(systems: PointsSystemConfig[], achievements: AchievementConfig[], streak: StreakConfig | null, metricId: string | null): string {
   const mt: unknown[] = [];
   const uc: unknown[] = [];
@@ -139,7 +152,7 @@ export function buildProgram(systems: PointsSystemConfig[], achievements: Achiev
     if (s.maxPoints !== null) max[s.slot] = s.maxPoints;
     for (const t of s.triggers) {
       if (t.status !== 'active') continue;
-      const base = { i: t.id, k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
+      const base = { i: t.id, v: triggerVersion(t), k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
       if (t.type === 'metric' && t.metricId === metricId) mt.push({ ...base, th: t.metricThreshold, ea: t.eventAttributes });
       if (t.type === 'user_creation') uc.push(base);
       if (t.type === 'time') tt.push({ ...base, b: 0, iv: intervalMs(t), act: t.activated ?? 0 });
@@ -191,6 +204,8 @@ export const awardId = (opId: string, triggerId: string, index: number) => deriv
 export interface ScriptAward {
   /** trigger id */
   t: string;
+  /** trigger version (absent in records written before versions existed) */
+  v?: string;
   /** system id */
   si: string;
   /** points actually added */
@@ -211,6 +226,7 @@ export interface PointsLookup {
   triggersById: Map<string, TriggerConfig>;
   boostsById: Map<string, BoostConfig>;
   metricsById: Map<string, { name: string }>;
+  achievementsById: Map<string, { name: string }>;
 }
 
 /** The system fields every points object in a response carries. */
@@ -236,7 +252,7 @@ export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: s
         awarded: a.a,
         date: when,
         total: a.tot,
-        trigger: t ? triggerAppJson(t, { metric: (id) => cfg.metricsById.get(id)?.name }) : { id: a.t },
+        trigger: t ? triggerAppJson(t, triggerNames(cfg)) : { id: a.t },
         boosts: list<string>(a.bo).flatMap((id) => {
           const b = cfg.boostsById.get(id);
           return b ? [boostJson(b, date)] : [];

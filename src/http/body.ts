@@ -1,5 +1,5 @@
 import type { IValidation } from 'typia';
-import { badRequest, HttpError, unprocessable } from './errors';
+import { badRequest, HttpError, invalid, unprocessable } from './errors';
 import type { Request } from './server';
 import { unstorablePath, UNSTORABLE_RULE } from './text';
 
@@ -34,34 +34,42 @@ export function describe(errors: IValidation.IError[], root: string): string {
   return e.value === undefined ? `${field} is required (${e.expected})` : `Invalid ${field}: expected ${e.expected}`;
 }
 
-/** Validate with a typia validator; 400 naming the field when it fails. */
+/** Validate with a typia validator; 422 naming the field when it fails. */
 export function check<T>(validate: (x: unknown) => IValidation<T>, input: unknown, root = 'body'): T {
   const r = validate(input);
   if (r.success) return r.data;
-  throw badRequest(describe(r.errors, root));
+  throw invalid(describe(r.errors, root));
 }
 
-/** An integer query parameter within bounds (400 otherwise). */
+/** An integer query parameter within bounds (422 otherwise). */
 export function intParam(q: URLSearchParams, name: string, dflt: number, min: number, max: number): number {
   const raw = q.get(name);
   if (raw === null || raw === '') return dflt;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw badRequest(`${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max) throw invalid(`${name} must be an integer from ${min} to ${max}`);
   return n;
+}
+
+/** A boolean query parameter: `true` or `false` (default false; 422 otherwise). */
+export function boolParam(q: URLSearchParams, name: string): boolean {
+  const raw = q.get(name);
+  if (raw === null || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw invalid(`${name} must be true or false`);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string) => UUID.test(s);
 
 export function uuidParam(value: string, name = 'id'): string {
-  if (!isUuid(value)) throw badRequest(`${name} must be a UUID`);
+  if (!isUuid(value)) throw invalid(`${name} must be a UUID`);
   return value.toLowerCase();
 }
 
 /** `ids` given as repeated parameters or comma-separated, each a UUID; at most 100. */
 export function idsParam(q: URLSearchParams): string[] {
   const ids = q.getAll('ids').flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
-  if (ids.length === 0) throw badRequest('ids is required');
-  if (ids.length > 100) throw badRequest('At most 100 ids per request');
+  if (ids.length === 0) throw invalid('ids is required');
+  if (ids.length > 100) throw invalid('At most 100 ids per request');
   return [...new Set(ids.map((id) => uuidParam(id, 'each id')))];
 }

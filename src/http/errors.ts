@@ -13,7 +13,18 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * 400: a body that cannot be read as JSON at all. Trophy documents 400 on a
+ * few operations only; on the others the server answers it as 422 (see
+ * `Route.documents400`).
+ */
 export const badRequest = (msg: string) => new HttpError(400, msg);
+/**
+ * 422: input that was read but is not valid (a field, a query parameter, a
+ * path id, a batch's size). Trophy documents 422 for invalid input on nearly
+ * every operation, and its SDKs raise UnprocessableEntityError for it.
+ */
+export const invalid = (msg: string) => new HttpError(422, msg);
 export const unauthorized = () => new HttpError(401, 'Missing or invalid API key');
 export const forbidden = (msg = 'This API key may not perform this request') => new HttpError(403, msg);
 export const notFound = (msg: string) => new HttpError(404, msg);

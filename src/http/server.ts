@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import uWS from 'uWebSockets.js';
-import { HttpError, isUnavailable, unavailable } from './errors';
+import { badRequest, HttpError, isUnavailable, unavailable } from './errors';
 import { storable, UNSTORABLE_RULE } from './text';
 import type { Logger } from '../log';
 import { routeRecorder } from '../metrics';
@@ -43,6 +43,14 @@ export interface Route {
   handler: Handler;
   /** Whether the route reads a request body. */
   body?: boolean;
+  /**
+   * Trophy documents 400 for this operation (an unreadable body: malformed
+   * JSON, bad percent-encoding). On every other route such a request is
+   * answered 422, the status Trophy documents there for invalid input.
+   */
+  documents400?: boolean;
+  /** Largest body this route accepts (default: the server's MAX_BODY_BYTES). */
+  maxBodyBytes?: number;
 }
 
 export const reply = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
@@ -59,10 +67,19 @@ const STATUS_TEXT: Record<number, string> = {
   500: '500 Internal Server Error', 503: '503 Service Unavailable',
 };
 
+/** uSockets' listen option that leaves SO_REUSEPORT off. */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
 const METHOD_NAME: Record<Method, string> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', del: 'DELETE' };
 
 export interface HttpServer {
-  listen(host: string, port: number): Promise<number>;
+  /**
+   * `shared`: let other sockets with SO_REUSEPORT (the workers of one
+   * supervisor) listen on the same port. Otherwise the port is taken
+   * exclusively, so a second server started on it fails instead of silently
+   * sharing its connections.
+   */
+  listen(host: string, port: number, shared?: boolean): Promise<number>;
   /** Stop accepting connections, then wait (up to `graceMs`) for in-flight requests. */
   close(graceMs?: number): Promise<void>;
   inFlight(): number;
@@ -123,8 +140,8 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
     if (debug) opts.log.debug('request', { requestId: state.requestId, method: state.method, route: state.route, status: r.status, ms: Math.round(seconds * 1e5) / 100 });
   };
 
-  const errorReply = (err: unknown, state: ResState): Reply => {
-    if (err instanceof HttpError) return reply(err.status, { error: err.message }, err.headers);
+  const errorReply = (err: unknown, state: ResState, documents400 = false): Reply => {
+    if (err instanceof HttpError) return reply(err.status === 400 && !documents400 ? 422 : err.status, { error: err.message }, err.headers);
     if (isUnavailable(err)) {
       // Not logged per request: the Redis client logs the outage once (debug lines carry the 503s).
       const e = unavailable();
@@ -136,19 +153,19 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
     return reply(500, { error: 'Internal server error' });
   };
 
-  const run = (res: uWS.HttpResponse, state: ResState, handler: Handler, req: Request) => {
+  const run = (res: uWS.HttpResponse, state: ResState, route: Route, req: Request) => {
     let out: Reply | Promise<Reply>;
     try {
-      out = handler(req);
+      out = route.handler(req);
     } catch (err) {
-      write(res, state, errorReply(err, state));
+      write(res, state, errorReply(err, state, route.documents400));
       finish();
       return;
     }
     if (out instanceof Promise) {
       out.then(
         (r) => write(res, state, r),
-        (err) => write(res, state, errorReply(err, state)),
+        (err) => write(res, state, errorReply(err, state, route.documents400)),
       ).finally(finish);
     } else {
       write(res, state, out);
@@ -194,7 +211,7 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         try {
           params.push(decodeURIComponent(uReq.getParameter(i)));
         } catch {
-          badParam = reply(400, { error: 'Malformed percent-encoding in the path' });
+          badParam = errorReply(badRequest('Malformed percent-encoding in the path'), state, route.documents400);
         }
       }
       badParam ??= refusedInput(params, uReq.getQuery() ?? '');
@@ -218,13 +235,14 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         return;
       }
       if (!route.body) {
-        run(res, state, route.handler, req);
+        run(res, state, route, req);
         return;
       }
+      const maxBody = route.maxBodyBytes ?? opts.maxBodyBytes;
       const declared = Number(uReq.getHeader('content-length') || '0');
-      if (declared > opts.maxBodyBytes) {
+      if (declared > maxBody) {
         // Refuse before reading: the connection is closed so the rest is never read.
-        write(res, state, tooLarge(opts.maxBodyBytes), true);
+        write(res, state, tooLarge(maxBody), true);
         finish();
         return;
       }
@@ -233,8 +251,8 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
       res.onData((chunk, isLast) => {
         if (state.aborted) return;
         size += chunk.byteLength;
-        if (size > opts.maxBodyBytes) {
-          write(res, state, tooLarge(opts.maxBodyBytes), true);
+        if (size > maxBody) {
+          write(res, state, tooLarge(maxBody), true);
           finish();
           return;
         }
@@ -242,7 +260,7 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
         chunks.push(Buffer.from(new Uint8Array(chunk)));
         if (isLast) {
           req.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          run(res, state, route.handler, req);
+          run(res, state, route, req);
         }
       });
     });
@@ -273,10 +291,12 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
   });
 
   return {
-    listen(host, port) {
+    listen(host, port, shared = false) {
       return new Promise((resolve, reject) => {
-        app.listen(host, port, (sock) => {
-          if (!sock) return reject(new Error(`Could not listen on ${host}:${port}`));
+        // uWS listens with SO_REUSEPORT unless given LIBUS_LISTEN_EXCLUSIVE_PORT (the typings lack this overload).
+        const listen = app.listen as unknown as (h: string, p: number, options: number, cb: (s: uWS.us_listen_socket | false) => void) => void;
+        listen.call(app, host, port, shared ? 0 : LIBUS_LISTEN_EXCLUSIVE_PORT, (sock) => {
+          if (!sock) return reject(new Error(`port ${port} on ${host} is already in use`));
           listenSocket = sock;
           resolve(uWS.us_socket_local_port(sock));
         });

@@ -43,6 +43,11 @@ export class Keys {
     return `${this.prefix}lock:restore`;
   }
 
+  /** Ids of tenants whose batch stream may hold entries. */
+  get batchTenants(): string {
+    return `${this.prefix}batch:pending`;
+  }
+
   /** Pub/sub channel for cache invalidation across processes. */
   get channel(): string {
     return `${this.prefix}invalidate`;
@@ -74,6 +79,10 @@ export class TenantKeys {
   /** Change stream drained into Postgres by the flusher. */
   get stream(): string {
     return `${this.tag}:x`;
+  }
+  /** Accepted batches of events waiting to be applied (one entry per batch). */
+  get batches(): string {
+    return `${this.tag}:bx`;
   }
   /** Users with time-trigger points due, scored by when (ms). */
   get due(): string {

@@ -31,6 +31,7 @@ interface AwardRow {
   u: string;
   s: string;
   t: string;
+  tv: string | null;
   e: string;
   a: number;
   tot: number;
@@ -452,9 +453,9 @@ export class Flusher {
       }
       if (awards.length) {
         await c.query(
-          `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, event_id, awarded, total, at, local_date, boosts)
-           SELECT x.id, $1, x.u, x.s, x.t, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
-           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, e uuid, a numeric, tot numeric, at bigint, d date, bo jsonb)
+          `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts)
+           SELECT x.id, $1, x.u, x.s, x.t, x.tv, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
+           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, tv uuid, e uuid, a numeric, tot numeric, at bigint, d date, bo jsonb)
            ON CONFLICT (id) DO NOTHING`,
           [t.id, JSON.stringify(awards)],
         );
@@ -521,7 +522,7 @@ function collect(entries: StreamEntry[]) {
     if (!pa || pa === '{}') return;
     for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
       for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
-        awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
+        awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
       }
     }
   };

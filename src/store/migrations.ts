@@ -478,6 +478,35 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (tenant_id, day, system_id)
   );
   `,
+  `
+  -- Items of an accepted batch of events (POST /admin/v1/metrics/events) that
+  -- could not be applied when their turn came (a metric deleted meanwhile,
+  -- points blocked, ...): kept for inspection rather than lost.
+  CREATE TABLE batch_rejections (
+    id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    batch_id text NOT NULL,
+    item_index integer NOT NULL,
+    user_id text NOT NULL,
+    item jsonb NOT NULL,
+    status integer NOT NULL,
+    error text NOT NULL,
+    at timestamptz NOT NULL
+  );
+  CREATE INDEX batch_rejections_by_time ON batch_rejections (tenant_id, at DESC);
+  `,
+  `
+  -- Every version of every points trigger, as the Application API shows it
+  -- (names of its metric or achievement included), kept after the trigger
+  -- is edited or deleted: an award shows the trigger that paid it.
+  CREATE TABLE points_trigger_versions (
+    id uuid PRIMARY KEY,
+    tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    trigger_id uuid NOT NULL,
+    trigger jsonb NOT NULL
+  );
+  ALTER TABLE points_awards ADD COLUMN trigger_version uuid;
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */

@@ -7,6 +7,7 @@ import type { Tenant } from './tenants';
 import { isUnavailable, unavailable } from '../http/errors';
 import { tx } from './db';
 import { compileTenant, parseTenant } from './compile';
+import { triggerAppJson, triggerNames, triggerVersion } from '../domain/points';
 import type { BoostConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
@@ -81,12 +82,26 @@ export class TenantConfigs {
   /** Compile from Postgres and publish to Redis; call after every committed config change. */
   async publish(t: Tenant): Promise<TenantConfig> {
     const fields = await this.compile(t.id);
+    // Before the program reaches Redis: no award can name a version not stored yet.
+    await this.keepTriggerVersions(t.id, parseTenant(Object.fromEntries([['ver', fields.ver], ...fields.entries])));
     const tk = this.keys.tenant(t.slot);
     const args: string[] = [fields.ver, FLUSH_GROUP];
     for (const [f, v] of fields.entries) args.push(f, v);
     await this.scripts.run('config_publish', [tk.config, tk.stream], args);
     // Read back what is there now: a concurrent publish may have put a newer version.
     return this.fromRedis(t);
+  }
+
+  /** Store each trigger's current version as an award will show it (once; a version never changes). */
+  private async keepTriggerVersions(tenantId: string, cfg: TenantConfig): Promise<void> {
+    const names = triggerNames(cfg);
+    const rows = [...cfg.triggersById.values()].map((tr) => ({ id: triggerVersion(tr), t: tr.id, j: triggerAppJson(tr, names) }));
+    if (!rows.length) return;
+    await this.db.query(
+      `INSERT INTO points_trigger_versions (id, tenant_id, trigger_id, trigger)
+       SELECT x.id, $1, x.t, x.j FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, t uuid, j jsonb) ON CONFLICT (id) DO NOTHING`,
+      [tenantId, JSON.stringify(rows)],
+    );
   }
 
   /** Whether `ver` is still the version published in Redis. */

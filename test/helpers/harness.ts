@@ -7,6 +7,7 @@ import { startApp, App, AppRoles } from '../../src/app';
 import { purgeKeys } from '../../src/redis/purge';
 import { openRedis, RedisClient, RedisTarget, scanKeys } from '../../src/redis/client';
 import { Relay } from './proxy';
+import { contractWatch } from './contract';
 
 /** Anything with a teardown hook (a tap Test). */
 interface Teardown {
@@ -92,7 +93,10 @@ export async function startServer(t: Teardown, env: Record<string, string> = {},
     // Clean up what this server created, over the direct addresses (a test may have used a relay).
     if (owner) await dropSchema(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel', schema);
     if (!env.REDIS_KEY_PREFIX) await purgePrefix(prefix);
+    watch?.settle();
   });
+  // Every response through `call` is checked against Trophy's specs (helpers/contract.ts).
+  const watch = contractWatch();
 
   const call = async (method: string, path: string, opts: CallOptions = {}): Promise<Res> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -112,6 +116,7 @@ export async function startServer(t: Teardown, env: Record<string, string> = {},
     } catch {
       /* not JSON: keep the text */
     }
+    watch?.check({ method, path, status: res.status, body: parsed });
     return { status: res.status, body: parsed, headers: res.headers };
   };
 

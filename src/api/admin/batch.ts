@@ -1,5 +1,5 @@
 import type { IValidation } from 'typia';
-import { badRequest } from '../../http/errors';
+import { invalid } from '../../http/errors';
 import { describe, intParam } from '../../http/body';
 import type { AdminIssue } from '../wire/admin';
 
@@ -12,9 +12,9 @@ export const MAX_BATCH = 100;
  * that did not. The body itself must be an array of at most 100 items.
  */
 export function parseBatch<T>(body: unknown, validate: (x: unknown) => IValidation<T>): { items: { index: number; item: T }[]; issues: AdminIssue[] } {
-  if (!Array.isArray(body)) throw badRequest('The request body must be a JSON array');
-  if (body.length === 0) throw badRequest('The request body must contain at least one item');
-  if (body.length > MAX_BATCH) throw badRequest(`At most ${MAX_BATCH} items per request`);
+  if (!Array.isArray(body)) throw invalid('The request body must be a JSON array');
+  if (body.length === 0) throw invalid('The request body must contain at least one item');
+  if (body.length > MAX_BATCH) throw invalid(`At most ${MAX_BATCH} items per request`);
   const items: { index: number; item: T }[] = [];
   const issues: AdminIssue[] = [];
   body.forEach((raw, index) => {

@@ -3,7 +3,7 @@ import typia from 'typia';
 import type { Pool } from 'pg';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
-import { badRequest, unprocessable } from '../../http/errors';
+import { invalid, unprocessable } from '../../http/errors';
 import { reply, Route } from '../../http/server';
 import { dayNumber, localDate } from '../../domain/time';
 import type { Tenant } from '../../store/tenants';
@@ -34,8 +34,8 @@ async function settingsOf(db: Pool, tenantId: string) {
 }
 
 function atMost<T>(list: T[]): T[] {
-  if (list.length === 0) throw badRequest('At least one item is required');
-  if (list.length > MAX_BATCH) throw badRequest(`At most ${MAX_BATCH} items per request`);
+  if (list.length === 0) throw invalid('At least one item is required');
+  if (list.length > MAX_BATCH) throw invalid(`At most ${MAX_BATCH} items per request`);
   return list;
 }
 
@@ -89,6 +89,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
       method: 'post',
       pattern: '/admin/v1/streaks/freezes',
       body: true,
+      documents400: true,
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const { freezes } = check(validateFreezes, jsonBody(req));
@@ -129,7 +130,8 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
             issue(problem(r.kind));
             continue;
           }
-          created.push({ id, userId: p.userId, start: p.start, end: p.end });
+          // Start dates before the user's today are refused above, so a new pause is never over yet.
+          created.push({ id, userId: p.userId, start: p.start, end: p.end, status: 'active' });
         }
         if (created.length === 0) throw unprocessable(issues.map((i) => i.message).join('; '));
         return reply(201, { created, issues });
@@ -155,6 +157,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
       method: 'post',
       pattern: '/admin/v1/streaks/restore',
       body: true,
+      documents400: true,
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const { users } = check(validateRestore, jsonBody(req));

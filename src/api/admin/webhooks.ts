@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
-import { badRequest, notFound } from '../../http/errors';
+import { invalid, notFound } from '../../http/errors';
 import { reply, Route } from '../../http/server';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../webhooks/events';
 import { newSecret } from '../../webhooks/signing';
@@ -154,7 +154,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const { row } = await webhookOf(req);
         const status = req.query.get('status');
-        if (status !== null && !isDeliveryStatus(status)) throw badRequest('status must be pending, delivered or dead');
+        if (status !== null && !isDeliveryStatus(status)) throw invalid('status must be pending, delivered or dead');
         const { limit, skip } = page(req.query);
         const { rows } = await ctx.db.query<DeliveryRow>(
           `SELECT ${DELIVERY_COLS} FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2)

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import { Ctx, identify, STALE, withConfig } from '../../context';
 import { requireUser } from '../../auth/auth';
-import { check, jsonBody } from '../../http/body';
+import { boolParam, check, jsonBody } from '../../http/body';
 import { notFound, unprocessable } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
 import { achievedField, AchievementConfig, achievementJson, completionsField, rarity } from '../../domain/achievements';
-import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
+import { filtersMatch, pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
 import { derivedId } from '../../domain/ids';
 import { localDate } from '../../domain/time';
 import { totalField, userPatch } from '../../domain/users';
@@ -15,6 +15,7 @@ import type { TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, zoneOf } from './user-input';
 import type { CompleteAchievementBody } from '../wire/app';
 import { readUser } from './users';
+import { attributeQuery } from './points';
 
 const validateComplete = typia.createValidate<CompleteAchievementBody>();
 
@@ -63,8 +64,12 @@ export function achievementRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/achievements',
       handler: async (req) => {
         const { tenant } = await identify(ctx, req);
+        // `userAttributes=plan:pro,…`: only achievements a user with those attributes can earn.
+        const attrs = req.query.has('userAttributes') ? attributeQuery(req.query) : null;
         const cfg = await ctx.configs.get(tenant);
-        const list = [...cfg.achievementsById.values()].filter((a) => a.status === 'active').sort((x, y) => x.slot - y.slot);
+        const list = [...cfg.achievementsById.values()]
+          .filter((a) => a.status === 'active' && (!attrs || filtersMatch(a.userAttributes, attrs)))
+          .sort((x, y) => x.slot - y.slot);
         const st = await stats(ctx, tenant.slot, list);
         return reply(200, list.map((a) => {
           const completions = st.completions.get(a.id) ?? 0;
@@ -77,7 +82,7 @@ export function achievementRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/users/:id/achievements',
       handler: async (req) => {
         const u = await readUser(ctx, req);
-        const withIncomplete = req.query.get('includeIncomplete') === 'true';
+        const withIncomplete = boolParam(req.query, 'includeIncomplete');
         const list = [...u.cfg.achievementsById.values()]
           .filter((a) => u.fields.has(achievedField(a.slot)) || (withIncomplete && a.status === 'active'))
           .sort((x, y) => x.slot - y.slot);

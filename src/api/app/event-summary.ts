@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { badRequest, unprocessable } from '../../http/errors';
+import { invalid, unprocessable } from '../../http/errors';
 import type { SummaryPoint } from '../wire/app';
 import { Aggregation, dateFromDay, dayNumber, nextPeriodDay, periodStartDay } from '../../domain/time';
 
@@ -9,14 +9,14 @@ const AGGREGATIONS: Aggregation[] = ['daily', 'weekly', 'monthly'];
 /** Read `aggregation`, `startDate`/`endDate` (or `start_date`/`end_date`) from the query. */
 export function summaryRange(q: URLSearchParams): { unit: Aggregation; start: number; end: number } {
   const unit = q.get('aggregation') as Aggregation | null;
-  if (!unit || !AGGREGATIONS.includes(unit)) throw badRequest('aggregation must be one of daily, weekly, monthly');
+  if (!unit || !AGGREGATIONS.includes(unit)) throw invalid('aggregation must be one of daily, weekly, monthly');
   const startRaw = q.get('startDate') ?? q.get('start_date');
   const endRaw = q.get('endDate') ?? q.get('end_date');
-  if (!startRaw || !endRaw) throw badRequest('startDate and endDate are required (YYYY-MM-DD)');
+  if (!startRaw || !endRaw) throw invalid('startDate and endDate are required (YYYY-MM-DD)');
   const start = dayNumber(startRaw);
   const end = dayNumber(endRaw);
-  if (start === null) throw badRequest('startDate must be a date in YYYY-MM-DD format');
-  if (end === null) throw badRequest('endDate must be a date in YYYY-MM-DD format');
+  if (start === null) throw invalid('startDate must be a date in YYYY-MM-DD format');
+  if (end === null) throw invalid('endDate must be a date in YYYY-MM-DD format');
   if (end < start) throw unprocessable('endDate must not be before startDate');
   if (end - start >= MAX_RANGE_DAYS) throw unprocessable(`The date range must not exceed ${MAX_RANGE_DAYS} days`);
   return { unit, start, end };

@@ -1,116 +1,25 @@
-import { randomUUID } from 'node:crypto';
 import typia from 'typia';
-import { Ctx, identify, STALE, withConfig } from '../../context';
+import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
-import { badRequest, notFound, unavailable, unprocessable } from '../../http/errors';
-import { reply, Request, Route } from '../../http/server';
-import { localDate, localTime } from '../../domain/time';
-import { boardsResponse, eventBoards } from '../../domain/leaderboards';
-import { userPatch } from '../../domain/users';
-import { idempotencySlot } from '../../domain/idempotency';
-import { pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
-import { completedJson } from './achievements';
-import { FREQ_CODE, parseState, periodIndexes, StreakConfig, streakArg, streakJson, StreakState } from '../../domain/streaks';
-import { checkAttributeKeys, checkUserAttributes, zoneOf } from './user-input';
+import { invalid } from '../../http/errors';
+import { Request, Route } from '../../http/server';
+import { recordEvent } from '../record-event';
 import type { EventBody } from '../wire/app';
 const validateEvent = typia.createValidate<EventBody>();
-
-/** The streak shape reported while streaks are not configured. */
-const NO_STREAK = { length: 0, frequency: 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: false };
-
-/** The event response's streak: from the script's reply, or on a replay from the stored state. */
-function currentStreak(cfg: StreakConfig | null, date: string, raw: string | undefined, replayed: boolean) {
-  if (!cfg?.enabled) return { ...NO_STREAK, frequency: cfg?.frequency ?? 'daily' };
-  const n = periodIndexes(date, cfg.weekStart)[FREQ_CODE[cfg.frequency]];
-  if (replayed) return streakJson(cfg, parseState(raw), n, null, false);
-  const r = JSON.parse(raw!) as StreakState & { x: number; fz: number };
-  return streakJson(cfg, r, n, r.fz, r.x === 1);
-}
 
 export function eventRoutes(ctx: Ctx): Route[] {
   const handler = (req: Request) => submitEvent(ctx, req);
   return [
-    { method: 'post', pattern: '/api/metrics/:key/event', handler, body: true },
-    { method: 'post', pattern: '/v1/metrics/:key/event', handler, body: true },
+    { method: 'post', pattern: '/api/metrics/:key/event', handler, body: true, documents400: true },
+    { method: 'post', pattern: '/v1/metrics/:key/event', handler, body: true, documents400: true },
   ];
 }
 
 async function submitEvent(ctx: Ctx, req: Request) {
   const { principal, tenant } = await identify(ctx, req);
   const body = check(validateEvent, jsonBody(req));
-  const userId = body.user.id;
-  requireUser(principal, userId);
-  const idemKey = req.idempotencyKey;
-  if (idemKey.length > 255) throw badRequest('Idempotency-Key must be at most 255 characters');
-  const bodyZone = zoneOf(body.user);
-  const metricKey = req.params[0]!;
-  const tk = ctx.keys.tenant(tenant.slot);
-  const zoneKey = `${tenant.slot}:${userId}`;
-  const now = ctx.clock.now();
-  // The zone the event is counted in: the one sent, else the user's last known one.
-  let zone = bodyZone === undefined ? (ctx.zones.get(zoneKey) ?? 'UTC') : (bodyZone ?? 'UTC');
-
-  return withConfig(ctx, tenant, async (cfg) => {
-    const metric = cfg.metricsByKey.get(metricKey);
-    if (!metric) throw notFound(`Metric "${metricKey}" not found`);
-    checkUserAttributes(cfg, body.user);
-    checkAttributeKeys(body.attributes, cfg.eventAttributes, 'event');
-    const slot = idemKey ? idempotencySlot(userId, metric.id, idemKey) : null;
-    const eventId = slot ? slot.eventId : randomUUID();
-    const patch = JSON.stringify(userPatch(body.user, bodyZone));
-    // A wrong zone guess costs one more call; it can change only once per event.
-    // So does a program Redis does not hold yet (once per config version).
-    let date = localDate(now, zone);
-    let program = '';
-    for (let attempt = 0; attempt < 3; attempt++) {
-      date = localDate(now, zone);
-      const record = JSON.stringify({
-        id: eventId, u: userId, m: metric.id, v: body.value, a: body.attributes ?? null, at: now, d: date, ik: idemKey || null,
-      });
-      const r = (await ctx.scripts.run(
-        'event',
-        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks],
-        [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
-          metric.slot, userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
-          eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix,
-          ctx.config.maxBacklog, userId, body.attributes ? JSON.stringify(body.attributes) : '', program],
-      )) as string[];
-      switch (r[0]) {
-        case 'STALE':
-          return STALE;
-        case 'PROGRAM':
-          program = cfg.program(metric.id);
-          continue;
-        case 'BACKLOG':
-          throw unavailable('Events are paused while the durable store catches up; retry shortly');
-        case 'BLOCKED':
-          throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}" for this event`);
-        case 'TZ':
-          zone = r[1]!;
-          ctx.zones.set(zoneKey, zone, 3_600_000);
-          continue;
-        case 'OK':
-        case 'REPLAY': {
-          ctx.zones.set(zoneKey, zone, 3_600_000);
-          const replayed = r[0] === 'REPLAY';
-          const out: Record<string, unknown> = {
-            eventId,
-            metricId: metric.id,
-            total: Number(r[1]),
-            achievements: replayed ? [] : completedJson(cfg, r[3], now),
-            currentStreak: currentStreak(cfg.streak, date, replayed ? r[2] : r[4], replayed),
-            points: replayed ? {} : pointsResponse(cfg, JSON.parse(r[2]!) as ScriptPoints, eventId, now, date),
-            leaderboards: replayed ? {} : boardsResponse(cfg, r[5]),
-          };
-          if (idemKey) {
-            out.idempotencyKey = idemKey;
-            out.idempotentReplayed = replayed;
-          }
-          return reply(replayed ? 202 : 201, out);
-        }
-      }
-    }
-    throw unavailable('Could not settle the user time zone; retry');
-  });
+  requireUser(principal, body.user.id);
+  if (req.idempotencyKey.length > 255) throw invalid('Idempotency-Key must be at most 255 characters');
+  return recordEvent(ctx, tenant, req.params[0]!, body, req.idempotencyKey);
 }

@@ -1,7 +1,7 @@
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
-import { badRequest, notFound } from '../../http/errors';
-import { intParam } from '../../http/body';
+import { invalid, notFound } from '../../http/errors';
+import { boolParam, intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
 import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, TIE_BITS } from '../../domain/leaderboards';
@@ -23,7 +23,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
   /** Which run a request asks for: `run=YYYY-MM-DD`, else the one holding today (UTC). */
   const runOf = (b: LeaderboardConfig, req: Request): number => {
     const asked = req.query.get('run');
-    if (asked !== null && dayNumber(asked) === null) throw badRequest('run must be a date (YYYY-MM-DD)');
+    if (asked !== null && dayNumber(asked) === null) throw invalid('run must be a date (YYYY-MM-DD)');
     const date = asked ?? new Date(ctx.clock.now()).toISOString().slice(0, 10);
     const r = runIndex(b, date < b.start ? b.start : date);
     return r ?? 0;
@@ -37,8 +37,9 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
   };
 
   /**
-   * A page of a run's rankings of one group, with names (or only `userId`'s
-   * place, if it falls in the page): from Redis while live, from Postgres once final.
+   * A page of a run's rankings of one group, with names: from Redis while
+   * live, from Postgres once final. With `userId` the offset counts from that
+   * user's place (Trophy's rule; no rankings when the user is not on the board).
    */
   const rankings = async (t: Tenant, b: LeaderboardConfig, run: number, group: string[], offset: number, limit: number, userId = ''): Promise<Ranking[]> => {
     if (limit === 0) return [];
@@ -51,8 +52,11 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       if (!(await isFinal(ctx, t, b, run))) return [];
       const { rows } = await ctx.db.query<Omit<Ranking, 'userName'>>({
         name: 'board-results-page',
-        text: `SELECT user_id AS "userId", rank, value::float8 AS value FROM leaderboard_results
-               WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND rank > $5 AND rank <= $6 AND ($7 = '' OR user_id = $7)
+        // $7: the user the page starts at ('' for the top); without a result row for them, no rows.
+        text: `WITH base AS (SELECT CASE WHEN $7 = '' THEN 0 ELSE (SELECT rank - 1 FROM leaderboard_results
+                 WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND user_id = $7) END AS n)
+               SELECT user_id AS "userId", rank, value::float8 AS value FROM leaderboard_results, base
+               WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND rank > base.n + $5 AND rank <= base.n + $6
                ORDER BY rank`,
         values: [t.id, b.id, run, group.join('\x1f'), offset, last + 1, userId],
       });
@@ -72,7 +76,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
     if (!b.breakdownKeys.length) return [];
     const attrs = attributeQuery(req.query);
     const missing = b.breakdownKeys.filter((k) => attrs[k] === undefined);
-    if (missing.length) throw badRequest(`This leaderboard is broken down by ${b.breakdownKeys.join(', ')}: pass userAttributes=${b.breakdownKeys.map((k) => `${k}:value`).join(',')}`);
+    if (missing.length) throw invalid(`This leaderboard is broken down by ${b.breakdownKeys.join(', ')}: pass userAttributes=${b.breakdownKeys.map((k) => `${k}:value`).join(',')}`);
     return b.breakdownKeys.map((k) => attrs[k]!);
   };
 
@@ -83,11 +87,11 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const { tenant } = await identify(ctx, req);
         const cfg = await ctx.configs.get(tenant);
-        const withFinished = req.query.get('includeFinished') === 'true';
+        const withFinished = boolParam(req.query, 'includeFinished');
         const list = [...cfg.boardsByKey.values()]
           .filter((b) => b.status === 'active' || b.status === 'scheduled' || (withFinished && b.status === 'finished'))
           .sort((x, y) => x.slot - y.slot);
-        return reply(200, list.map((b) => ({ ...boardJson(b, boardNames(cfg, b)), status: b.status })));
+        return reply(200, list.map((b) => boardJson(b, boardNames(cfg, b))));
       },
     },
     {
@@ -102,18 +106,12 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         const run = runOf(b, req);
         const group = groupFromQuery(b, req);
         const userId = req.query.get('userId');
-        let list: Ranking[];
-        if (userId) {
-          requireUser(principal, userId);
-          list = await rankings(tenant, b, run, group, 0, b.maxParticipants, userId);
-        } else {
-          list = await rankings(tenant, b, run, group, offset, limit);
-        }
+        if (userId) requireUser(principal, userId);
+        const list = await rankings(tenant, b, run, group, offset, limit, userId ?? '');
         const dates = runDates(b, run);
         return reply(200, {
           ...boardJson(b, boardNames(cfg, b)),
           ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
-          status: b.status,
           rankings: list.map((r) => ({ userId: r.userId, userName: r.userName, rank: r.rank, value: r.value })),
         });
       },

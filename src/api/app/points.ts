@@ -1,10 +1,10 @@
 import type { Pool } from 'pg';
 import { Ctx, identify, withConfig } from '../../context';
 import { intParam } from '../../http/body';
-import { badRequest, notFound } from '../../http/errors';
+import { invalid, notFound, unprocessable } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
 import {
-  boostJson, BoostConfig, filtersMatch, levelFor, levelJson, pointsField, PointsSystemConfig, systemJson, triggerAppJson,
+  boostJson, BoostConfig, filtersMatch, levelFor, levelJson, pointsField, PointsSystemConfig, systemJson, triggerAppJson, triggerNames,
 } from '../../domain/points';
 import { localDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
@@ -18,7 +18,7 @@ function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
   return s;
 }
 
-/** `userAttributes=plan:pro,region:eu` → pairs (400 when malformed). */
+/** `userAttributes=plan:pro,region:eu` → pairs (422 when malformed). */
 export function attributeQuery(q: URLSearchParams): Record<string, string> {
   const raw = q.get('userAttributes');
   // No prototype: a `__proto__` pair is an ordinary (unknown) key here.
@@ -26,7 +26,7 @@ export function attributeQuery(q: URLSearchParams): Record<string, string> {
   if (!raw) return out;
   for (const part of raw.split(',')) {
     const i = part.indexOf(':');
-    if (i <= 0) throw badRequest('userAttributes must look like key:value,key:value');
+    if (i <= 0) throw invalid('userAttributes must look like key:value,key:value');
     out[part.slice(0, i)] = part.slice(i + 1);
   }
   return out;
@@ -42,7 +42,6 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
     });
     return { tenant, cfg, system: systemOf(cfg, req.params[0]!) };
   };
-  const metricName = (cfg: TenantConfig) => (id: string) => cfg.metricsById.get(id)?.name;
 
   return [
     {
@@ -57,10 +56,12 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         // Every award writes the system's total into the user hash: without
         // one there is no award to look up. Else a named statement, which
         // Postgres plans once per connection rather than on every read.
-        const { rows } = held === undefined ? { rows: [] } : await ctx.db.query<{ id: string; trigger_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
+        // Each award with the trigger version that paid it (it outlives edits and deletion).
+        const { rows } = held === undefined ? { rows: [] } : await ctx.db.query<{ id: string; trigger_id: string; trigger: Record<string, unknown> | null; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
           name: 'points-recent-awards',
-          text: `SELECT id, trigger_id, awarded::float8 AS awarded, total::float8 AS total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts FROM points_awards
-                 WHERE tenant_id = $1 AND user_id = $2 AND system_id = $3 ORDER BY seq DESC LIMIT $4`,
+          text: `SELECT a.id, a.trigger_id, v.trigger, a.awarded::float8 AS awarded, a.total::float8 AS total, a.at, to_char(a.local_date, 'YYYY-MM-DD') AS local_date, a.boosts
+                 FROM points_awards a LEFT JOIN points_trigger_versions v ON v.id = a.trigger_version
+                 WHERE a.tenant_id = $1 AND a.user_id = $2 AND a.system_id = $3 ORDER BY a.seq DESC LIMIT $4`,
           values: [u.tenant.id, u.id, s.id, n],
         });
         const level = levelFor(s.levels, total);
@@ -70,12 +71,14 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
           level: level ? levelJson(level) : null,
           awards: rows.map((a) => {
             const t = u.cfg.triggersById.get(a.trigger_id);
+            // Awards from before versions were kept: the trigger as it is now, or its id once deleted.
+            const trigger = a.trigger ?? (t ? triggerAppJson(t, triggerNames(u.cfg)) : { id: a.trigger_id });
             return {
               id: a.id,
               awarded: a.awarded,
               date: a.at.toISOString(),
               total: a.total,
-              trigger: t ? triggerAppJson(t, { metric: metricName(u.cfg) }) : { id: a.trigger_id },
+              trigger,
               boosts: a.boosts.flatMap((id) => {
                 const b = u.cfg.boostsById.get(id);
                 return b ? [boostJson(b, a.local_date)] : [];
@@ -114,7 +117,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         const { cfg, system } = await systemFor(req);
         return reply(200, {
           ...systemJson(system),
-          triggers: system.triggers.filter((t) => t.status === 'active').map((t) => triggerAppJson(t, { metric: metricName(cfg) })),
+          triggers: system.triggers.filter((t) => t.status === 'active').map((t) => triggerAppJson(t, triggerNames(cfg))),
         });
       },
     },
@@ -128,6 +131,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/boosts',
       handler: async (req) => {
         const { system } = await systemFor(req);
+        // Trophy documents no 422 here: anything but `true` reads as false.
         const includeFinished = req.query.get('includeFinished') === 'true';
         const today = new Date(ctx.clock.now()).toISOString().slice(0, 10);
         return reply(200, system.boosts.filter((b) => !b.userId).map((b) => boostJson(b, today)).filter((b) => includeFinished || b.status !== 'finished'));
@@ -148,6 +152,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/level-summary',
       handler: async (req) => {
         const { tenant, system } = await systemFor(req);
+        if (system.levels.length === 0) throw unprocessable(`Points system "${system.key}" has no levels`);
         await ctx.durable.all(tenant);
         const totals = await userTotals(ctx.db, tenant.id, system.id, {});
         const counts = new Map<string, number>();

@@ -1,4 +1,4 @@
-import { badRequest, unprocessable } from '../../http/errors';
+import { invalid, unprocessable } from '../../http/errors';
 import { canonicalZone } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { UserInput } from '../wire/app';
@@ -9,7 +9,7 @@ const MAX_ATTRIBUTES = 100;
 export function zoneOf(u: UserInput): string | null | undefined {
   if (u.tz === undefined || u.tz === null) return u.tz;
   const z = canonicalZone(u.tz);
-  if (!z) throw badRequest(`Invalid tz: "${u.tz}" is not an IANA time zone`);
+  if (!z) throw invalid(`Invalid tz: "${u.tz}" is not an IANA time zone`);
   return z;
 }
 
@@ -17,7 +17,7 @@ export function zoneOf(u: UserInput): string | null | undefined {
 export function checkAttributeKeys(values: Record<string, string> | undefined, known: Set<string>, kind: 'user' | 'event'): void {
   if (!values) return;
   const keys = Object.keys(values);
-  if (keys.length > MAX_ATTRIBUTES) throw badRequest(`At most ${MAX_ATTRIBUTES} ${kind} attributes`);
+  if (keys.length > MAX_ATTRIBUTES) throw invalid(`At most ${MAX_ATTRIBUTES} ${kind} attributes`);
   const unknown = keys.filter((k) => !known.has(k));
   if (unknown.length) throw unprocessable(`Unknown ${kind} attribute keys: ${unknown.join(', ')}. Create them with the Admin API first.`);
 }

@@ -20,10 +20,10 @@ const validateUserInput = typia.createValidate<UserInput>();
 
 export function userRoutes(ctx: Ctx): Route[] {
   return [
-    { method: 'post', pattern: '/v1/users', body: true, handler: (req) => createUser(ctx, req) },
-    { method: 'get', pattern: '/v1/users/:id', handler: (req) => getUser(ctx, req) },
-    { method: 'put', pattern: '/v1/users/:id', body: true, handler: (req) => writeUser(ctx, req, 'upsert') },
-    { method: 'patch', pattern: '/v1/users/:id', body: true, handler: (req) => writeUser(ctx, req, 'update') },
+    { method: 'post', pattern: '/v1/users', body: true, documents400: true, handler: (req) => createUser(ctx, req) },
+    { method: 'get', pattern: '/v1/users/:id', documents400: true, handler: (req) => getUser(ctx, req) },
+    { method: 'put', pattern: '/v1/users/:id', body: true, documents400: true, handler: (req) => writeUser(ctx, req, 'upsert') },
+    { method: 'patch', pattern: '/v1/users/:id', body: true, documents400: true, handler: (req) => writeUser(ctx, req, 'update') },
     { method: 'get', pattern: '/v1/users/:id/metrics', handler: (req) => userMetrics(ctx, req) },
     { method: 'get', pattern: '/v1/users/:id/metrics/:key', handler: (req) => userMetric(ctx, req) },
     { method: 'get', pattern: '/v1/users/:id/metrics/:key/event-summary', handler: (req) => metricSummary(ctx, req) },

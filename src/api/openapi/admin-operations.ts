@@ -6,7 +6,7 @@ import type {
   FreezesBody, FreezesResponse, IdsQuery, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger,
   PausesBody, RestoreBody, UpdatedKey, UpdateKey, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
   AdminWebhook, ErasedUser, UserExport, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields,
-  DeadLetter, DeadLetterReplayed,
+  DeadLetter, DeadLetterReplayed, BatchEventsBody, BatchEventsResponse, BatchRejection,
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate,
 } from '../wire/admin';
@@ -161,6 +161,34 @@ export const adminOperations: Operation[] = [
     tag: 'Admin: webhooks', auth: admin, summary: 'Send one webhook delivery again',
     description: 'Whatever its state, it is queued now with a fresh retry budget.',
     responses: { 200: { description: 'The delivery, pending again', schema: typia.json.schema<WebhookDelivery>() } },
+  },
+
+  {
+    method: 'post', path: '/admin/v1/metrics/events', operationId: 'admin_metrics_batch_events', tag: 'Admin: metrics', auth: admin,
+    summary: 'Submit up to 1,000 events for processing in the background',
+    description:
+      'Each item is checked as a single event would be; any invalid item refuses the whole batch and nothing is queued. ' +
+      'Accepted items are applied in order by the background process, each with the consequences a single event has; ' +
+      'items refused then (a metric deleted meanwhile, points blocked) are listed under /admin/v1/metrics/events/rejected.',
+    body: typia.json.schema<BatchEventsBody>(),
+    responses: { 202: { description: 'Queued', schema: typia.json.schema<BatchEventsResponse>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/metrics/events/rejected', operationId: 'admin_metrics_batch_rejections_list', tag: 'Admin: metrics', auth: admin,
+    summary: 'List accepted batch items that could not be applied',
+    query: list,
+    responses: { 200: { description: 'A page, newest first, each with the status and error the single endpoint would have answered', schema: typia.json.schema<BatchRejection[]>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/metrics/events/rejected/:id', operationId: 'admin_metrics_batch_rejections_get', tag: 'Admin: metrics', auth: admin,
+    summary: 'Get a rejected batch item',
+    responses: { 200: { description: 'The item, its status and error', schema: typia.json.schema<BatchRejection>() } },
+  },
+  {
+    method: 'del', path: '/admin/v1/metrics/events/rejected', operationId: 'admin_metrics_batch_rejections_delete', tag: 'Admin: metrics', auth: admin,
+    summary: 'Discard rejected batch items (by id)',
+    query: ids,
+    responses: { 200: { description: 'What was discarded, and ids not found', schema: deleted } },
   },
 
   {

@@ -2,7 +2,7 @@ import typia from 'typia';
 import type {
   AchievementCompletion, AchievementWithStats, AttributesQuery, CompleteAchievementBody, EventBody, EventResponse, EventSummaryQuery,
   Health, IncludeFinishedQuery, LeaderboardQuery, LeaderboardRankings, LeaderboardSummary, LevelSummary, MetricProgress, PointsBoost,
-  PointsLevel, PointsRange, PointsSystem, Readiness, StreakSummary, StreaksQuery, SummaryPoint, User, UserAchievement,
+  PointsLevel, PointsRange, PointsSystem, Readiness, StreakRanking, StreakRankingsQuery, StreakSummary, StreaksQuery, SummaryPoint, User, UserAchievement,
   UserAchievementsQuery, UserInput, UserLeaderboard, UserLeaderboardQuery, UserPoints, UserPointsQuery, UserStreak, UserStreakQuery,
   UserWithId,
 } from '../wire/app';
@@ -114,6 +114,12 @@ export const appOperations: Operation[] = [
     query: typia.json.schema<StreaksQuery>(),
     responses: { 200: { description: 'One entry per user asked for', schema: typia.json.schema<StreakSummary[]>() } },
   },
+  {
+    method: 'get', path: '/v1/streaks/rankings', operationId: 'streaks_rankings', tag: 'Streaks', auth: app,
+    summary: 'The top users by current or longest streak',
+    query: typia.json.schema<StreakRankingsQuery>(),
+    responses: { 200: { description: 'Longest first', schema: typia.json.schema<StreakRanking[]>() } },
+  },
 
   {
     method: 'get', path: '/v1/points/:key', operationId: 'points_system', tag: 'Points', auth: app,
@@ -147,6 +153,7 @@ export const appOperations: Operation[] = [
   {
     method: 'get', path: '/v1/achievements', operationId: 'achievements_all', tag: 'Achievements', auth: app,
     summary: 'Every active achievement, with how many users completed it',
+    query: typia.json.schema<AttributesQuery>(),
     responses: { 200: { description: 'The achievements', schema: typia.json.schema<AchievementWithStats[]>() } },
   },
   {

@@ -1,6 +1,6 @@
 import type { tags } from 'typia';
 import type { WebhookEventType } from '../../webhooks/events';
-import type { IsoDate, IsoDateTime, PointsBoost, PointsLevel, User } from './app';
+import type { EventBody, IsoDate, IsoDateTime, PointsBoost, PointsLevel, User } from './app';
 
 // The Admin API on the wire (see ./app.ts for why these live apart).
 // Writes take a batch of items; each item is validated on its own and the
@@ -390,6 +390,8 @@ export interface AdminStreakPause {
   userId: string;
   start: IsoDate;
   end: IsoDate;
+  /** `active` while the pause covers or will cover a day; `archived` once over (or deleted). */
+  status: 'active' | 'archived';
 }
 
 export interface RestoreBody {
@@ -718,4 +720,35 @@ export interface AchievementCompletionRate {
   users: Int;
   /** completedBy / users (0 without users). */
   rate: number;
+}
+
+// ---- batches of events ----
+
+/** One event of `POST /admin/v1/metrics/events`: a single event's body plus its metric and idempotency key. */
+export interface BatchEvent extends EventBody {
+  /** The metric's key. */
+  key: string & tags.MinLength<1> & tags.MaxLength<100>;
+  /** Counts the event once per user and metric, as the single endpoint's Idempotency-Key does. */
+  idempotencyKey?: string & tags.MinLength<1> & tags.MaxLength<255>;
+}
+
+export type BatchEventsBody = BatchEvent[] & tags.MinItems<1> & tags.MaxItems<1000>;
+
+export interface BatchEventsResponse {
+  /** Events queued for processing. */
+  accepted: Int;
+}
+
+/** An accepted batch item that could not be applied when its turn came. */
+export interface BatchRejection {
+  id: string;
+  /** The batch's id (its queue entry). */
+  batchId: string;
+  /** The item's position in its batch. */
+  index: Int;
+  item: BatchEvent;
+  /** The status the single event endpoint would have answered. */
+  status: Int;
+  error: string;
+  at: IsoDateTime;
 }

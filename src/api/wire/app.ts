@@ -235,6 +235,21 @@ export interface UserStreak extends StreakBase {
   pauses: StreakPause[];
 }
 
+/** One user in `GET /v1/streaks/rankings` (Trophy's StreakRankingUser). */
+export interface StreakRanking {
+  userId: string;
+  /** Omitted when the user has no name. */
+  name?: string;
+  streakLength: Int;
+}
+
+export interface StreakRankingsQuery {
+  /** How many users (default 10). */
+  limit?: Int & tags.Minimum<1> & tags.Maximum<100>;
+  /** `active` (default): current streaks; `longest`: the longest each user ever reached. */
+  type?: 'active' | 'longest';
+}
+
 export interface StreakSummary {
   userId: string;
   streakLength: Int;
@@ -274,6 +289,7 @@ export interface PointsTrigger {
   metricThreshold?: number;
   eventAttributes?: KeyValue[];
   achievementId?: string;
+  achievementName?: string;
   streakLengthThreshold?: Int;
   timeUnit?: 'hour' | 'day';
   timeInterval?: Int;
@@ -285,7 +301,7 @@ export interface PointsAward {
   date: IsoDateTime;
   /** Total after this award. */
   total: Int;
-  /** The trigger (only its id once it has been deleted). */
+  /** The trigger as it was when it paid (after an edit or a deletion too; only its id for awards from before versions were kept). */
   trigger: PointsTrigger | { id: string };
   /** Boosts that multiplied this award. */
   boosts: PointsBoost[];
@@ -349,15 +365,15 @@ export interface Leaderboard {
   /** Repeating runs: each lasts runInterval of these units. */
   runUnit: 'day' | 'month' | 'year' | null;
   runInterval: Int | null;
+  /** Required by Trophy on every leaderboard object (boards users can see are never inactive). */
+  status: 'scheduled' | 'active' | 'finished';
   metricKey?: string;
   metricName?: string;
   pointsSystemKey?: string;
   pointsSystemName?: string;
 }
 
-export interface LeaderboardSummary extends Leaderboard {
-  status: 'inactive' | 'scheduled' | 'active' | 'finished';
-}
+export type LeaderboardSummary = Leaderboard;
 
 export interface Ranking {
   userId: string;

@@ -1,0 +1,143 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Ctx } from '../context';
+import { HttpError, isUnavailable } from '../http/errors';
+import { derivedId } from '../domain/ids';
+import type { Tenant } from '../store/tenants';
+import type { BatchEvent } from '../api/wire/admin';
+import { recordEvent } from '../api/record-event';
+
+const GROUP = 'apply';
+
+/**
+ * Batches of events accepted by `POST /admin/v1/metrics/events`: a Redis
+ * stream per tenant (one entry per batch, appended in one call, durable as
+ * Redis is), applied in the background process by the same code as the
+ * single event endpoint (recordEvent), one item after the other.
+ *
+ * Each item is applied once: an item without an idempotencyKey gets one
+ * derived from its batch entry and position, so an entry applied again after
+ * a crash (it is acknowledged only once every item is done) changes nothing
+ * twice. An item refused when its turn comes (metric deleted meanwhile,
+ * points blocked, ...) is written to `batch_rejections` with the status and
+ * error the single endpoint would have answered. A store that is unreachable
+ * leaves the entry waiting: it is tried again on a later pass.
+ */
+export class BatchQueue {
+  private readonly consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  private readonly groups = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  /** Passes run one at a time (the loop and a caller of drain() share one consumer name). */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly pollMs = 100,
+    /** Entries another (dead) consumer held this long are taken over. */
+    private readonly claimMs = 30_000,
+  ) {}
+
+  /** Queue validated items (one XADD) and mark the tenant as having work. */
+  async accept(tenant: Tenant, items: BatchEvent[]): Promise<void> {
+    const { redis, keys } = this.ctx;
+    await redis.xadd(keys.tenant(tenant.slot).batches, '*', 'items', JSON.stringify(items));
+    await redis.sadd(keys.batchTenants, tenant.id);
+  }
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.running = this.drain()
+        .catch((err) => this.ctx.log.warn('batch consumer pass failed', { err: (err as Error).message }))
+        .finally(() => {
+          this.running = null;
+          if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.pollMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Apply everything queued now (every tenant), until the streams are empty or a store is unreachable. */
+  drain(): Promise<void> {
+    const run = this.chain.then(() => this.pass());
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async pass(): Promise<void> {
+    const { redis, keys, tenants } = this.ctx;
+    for (const id of await redis.smembers(keys.batchTenants)) {
+      const tenant = await tenants.getById(id);
+      if (!tenant) {
+        await redis.srem(keys.batchTenants, id);
+        continue;
+      }
+      const stream = keys.tenant(tenant.slot).batches;
+      while (await this.applyNext(tenant, stream));
+      // Unmark an empty stream; a batch accepted meanwhile marks it again (accept adds after appending).
+      if ((await redis.xlen(stream)) === 0) {
+        await redis.srem(keys.batchTenants, id);
+        if ((await redis.xlen(stream)) > 0) await redis.sadd(keys.batchTenants, id);
+      }
+    }
+  }
+
+  /** Apply one entry: this consumer's unfinished one, a dead consumer's, or the next new one. False when none. */
+  private async applyNext(tenant: Tenant, stream: string): Promise<boolean> {
+    const { redis } = this.ctx;
+    if (!this.groups.has(stream)) {
+      await redis.xgroup('CREATE', stream, GROUP, '0', 'MKSTREAM').catch((err: Error) => {
+        if (!err.message.includes('BUSYGROUP')) throw err;
+      });
+      this.groups.add(stream);
+    }
+    type Entries = [string, string[]][];
+    const read = async (from: string) => {
+      const r = (await redis.xreadgroup('GROUP', GROUP, this.consumer, 'COUNT', 1, 'STREAMS', stream, from)) as [string, Entries][] | null;
+      return r?.[0]?.[1]?.[0] ?? null;
+    };
+    let entry = await read('0');
+    if (!entry) {
+      const claimed = (await redis.xautoclaim(stream, GROUP, this.consumer, this.claimMs, '0', 'COUNT', 1)) as [string, Entries];
+      entry = claimed[1]?.[0] ?? null;
+    }
+    entry ??= await read('>');
+    if (!entry) return false;
+    const [entryId, fields] = entry;
+    const items = JSON.parse(fields[fields.indexOf('items') + 1]!) as BatchEvent[];
+    for (const [index, item] of items.entries()) {
+      if (!(await this.applyItem(tenant, entryId, index, item))) return false;
+    }
+    await redis.xack(stream, GROUP, entryId);
+    await redis.xdel(stream, entryId);
+    return true;
+  }
+
+  /** Apply one item; false when a store is unreachable (the entry is retried later). */
+  private async applyItem(tenant: Tenant, entryId: string, index: number, item: BatchEvent): Promise<boolean> {
+    const { key, idempotencyKey, ...body } = item;
+    try {
+      await recordEvent(this.ctx, tenant, key, body, idempotencyKey ?? `laurel-batch:${entryId}:${index}`);
+      return true;
+    } catch (err) {
+      if (isUnavailable(err) || (err instanceof HttpError && err.status === 503)) return false;
+      const status = err instanceof HttpError ? err.status : 500;
+      const message = err instanceof HttpError ? err.message : 'Internal error';
+      if (!(err instanceof HttpError)) this.ctx.log.error('batch item failed', { tenant: tenant.id, entryId, index, err: (err as Error).stack });
+      await this.ctx.db.query(
+        `INSERT INTO batch_rejections (id, tenant_id, batch_id, item_index, user_id, item, status, error, at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
+        [derivedId(tenant.id, entryId, String(index)), tenant.id, entryId, index, item.user.id, JSON.stringify(item), status, message, new Date(this.ctx.clock.now())],
+      );
+      return true;
+    }
+  }
+}
