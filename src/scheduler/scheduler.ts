@@ -14,6 +14,7 @@ import { schedulerRuns } from '../metrics';
 import { announceBoosts, announceRuns, finishedEvents } from '../webhooks/announce';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { streakCall } from '../api/streak-calls';
+import { retentionPass } from './retention';
 
 const BATCH = 500;
 /** Users a streak sweep visits per scheduler pass. */
@@ -83,6 +84,7 @@ export class Scheduler {
       await this.reviewAchievements(t);
       await this.settleStreaks(t);
       visited += await this.timeTriggers(t);
+      visited += await retentionPass(this.ctx, t);
     }
     return visited;
   }

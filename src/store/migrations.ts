@@ -441,6 +441,15 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX user_erasures_by_ver ON user_erasures (tenant_id, ver);
   `,
+  `
+  -- Retention settings (control ratio, notification defaults, email-due
+  -- webhooks; see src/domain/retention.ts), one row per tenant, whole.
+  CREATE TABLE retention_settings (
+    tenant_id uuid PRIMARY KEY REFERENCES tenants(id) ON DELETE CASCADE,
+    settings jsonb NOT NULL,
+    updated timestamptz NOT NULL
+  );
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */

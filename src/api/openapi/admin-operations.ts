@@ -6,7 +6,7 @@ import type {
   FreezesBody, FreezesResponse, IdsQuery, ListQuery, PatchAchievement, PatchBoard, PatchBoost, PatchLevel, PatchSystem, PatchTrigger,
   PausesBody, RestoreBody, UpdatedKey, UpdateKey, RestoreResponse, StreakSettings, StreakSettingsResponse, UpdateAttribute, Updated, UpdateMetric, UpdateTenant,
   AdminWebhook, ErasedUser, UserExport, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields,
-  DeadLetter, DeadLetterReplayed,
+  DeadLetter, DeadLetterReplayed, RetentionSettings, RetentionSettingsResponse,
 } from '../wire/admin';
 import type { Operation, Unit } from './document';
 
@@ -189,6 +189,17 @@ export const adminOperations: Operation[] = [
     summary: 'Replace the streak settings',
     body: typia.json.schema<StreakSettings>(),
     responses: { 200: { description: 'The settings as saved', schema: typia.json.schema<StreakSettingsResponse>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/retention', operationId: 'admin_retention_get', tag: 'Admin: retention', auth: admin,
+    summary: 'Retention settings: control ratio, notification defaults, email-due webhooks',
+    responses: { 200: { description: 'The settings (defaults until set)', schema: typia.json.schema<RetentionSettingsResponse>() } },
+  },
+  {
+    method: 'put', path: '/admin/v1/retention', operationId: 'admin_retention_set', tag: 'Admin: retention', auth: admin,
+    summary: 'Replace the retention settings (omitted fields take their defaults)',
+    body: typia.json.schema<RetentionSettings>(),
+    responses: { 200: { description: 'The settings as saved', schema: typia.json.schema<RetentionSettingsResponse>() } },
   },
   {
     method: 'post', path: '/admin/v1/streaks/freezes', operationId: 'admin_streaks_freezes_create', tag: 'Admin: streaks', auth: admin,

@@ -122,7 +122,7 @@ export interface User {
   deviceTokens: string[] | null;
   subscribeToEmails: boolean;
   attributes: Record<string, string>;
-  /** Always false: Laurel runs no control group. */
+  /** In the tenant's control group (assigned once, when first seen): no email-due webhooks. */
   control: boolean;
   created: IsoDateTime;
   updated: IsoDateTime;
@@ -428,4 +428,37 @@ export interface Readiness {
   flusher: 'ok' | 'degraded' | null;
   /** How many, over every tenant (see `GET /admin/v1/dead-letters`). */
   deadLetters: Int | null;
+}
+
+/** A notification delivery channel. */
+export type NotificationChannel = 'email' | 'push';
+
+/** Channels for each notification type ([]: none). */
+export interface NotificationPreferences {
+  achievement_completed?: NotificationChannel[] & tags.MaxItems<2>;
+  recap?: NotificationChannel[] & tags.MaxItems<2>;
+  reactivation?: NotificationChannel[] & tags.MaxItems<2>;
+  streak_reminder?: NotificationChannel[] & tags.MaxItems<2>;
+}
+
+/** A user's own streak rule (streak customization, where the tenant enables it). */
+export interface StreakPreferences {
+  /** Whether streaks count for this user (false: length 0, no streak webhooks). */
+  enabled?: boolean;
+  /** OR: any threshold extends the streak; AND: all of them. */
+  evaluationMode?: 'OR' | 'AND';
+  metrics?: { key: string & tags.MinLength<1> & tags.MaxLength<255>; threshold: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e12> }[] &
+    tags.MinItems<1> & tags.MaxItems<20>;
+}
+
+export interface UpdateUserPreferencesRequest {
+  notifications?: NotificationPreferences;
+  streak?: StreakPreferences;
+}
+
+export interface UserPreferencesResponse {
+  /** Every type: the user's own choice, else the tenant's default. */
+  notifications: Required<NotificationPreferences>;
+  /** Present when the user has their own streak rule. */
+  streak?: StreakPreferences;
 }
