@@ -20,6 +20,7 @@ import { healthRoutes } from './api/health';
 import { eventRoutes } from './api/app/events';
 import { userRoutes } from './api/app/users';
 import { preferenceRoutes } from './api/app/preferences';
+import { wrappedRoutes } from './api/app/wrapped';
 import { pointsReadRoutes } from './api/app/points';
 import { achievementRoutes as achievementReadRoutes } from './api/app/achievements';
 import { tenantRoutes } from './api/admin/tenants';
@@ -150,6 +151,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...eventRoutes(ctx),
         ...userRoutes(ctx),
         ...preferenceRoutes(ctx),
+        ...wrappedRoutes(ctx),
         ...pointsReadRoutes(ctx),
         ...achievementReadRoutes(ctx),
         ...tenantRoutes(ctx),

@@ -15,6 +15,7 @@ import { announceBoosts, announceRuns, finishedEvents } from '../webhooks/announ
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { streakCall } from '../api/streak-calls';
 import { retentionPass } from './retention';
+import { PERCENTILES_REFRESH_MS, refreshPercentiles } from '../store/wrapped-percentiles';
 
 const BATCH = 500;
 /** Users a streak sweep visits per scheduler pass. */
@@ -35,6 +36,8 @@ export class Scheduler {
   private stopped = true;
   /** Per tenant: the hour the current streak sweep started, and the last user id it visited (null: finished). */
   private readonly sweeps = new Map<string, { hour: number; after: string | null }>();
+  /** Per tenant: when Wrapped's percentiles were last refreshed by this process. */
+  private readonly percentilesAt = new Map<string, number>();
 
   constructor(
     private readonly ctx: Ctx,
@@ -85,8 +88,18 @@ export class Scheduler {
       await this.settleStreaks(t);
       visited += await this.timeTriggers(t);
       visited += await retentionPass(this.ctx, t);
+      await this.percentiles(t);
     }
     return visited;
+  }
+
+  /** Wrapped's percentile table, refreshed per tenant at most every PERCENTILES_REFRESH_MS (see store/wrapped-percentiles.ts). */
+  private async percentiles(t: Tenant): Promise<void> {
+    const now = this.ctx.clock.now();
+    const last = this.percentilesAt.get(t.id);
+    if (last !== undefined && now - last < PERCENTILES_REFRESH_MS && now >= last) return;
+    await refreshPercentiles(this.ctx.db, t.id, now);
+    this.percentilesAt.set(t.id, now);
   }
 
   /**

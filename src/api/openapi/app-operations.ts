@@ -4,7 +4,7 @@ import type {
   Health, IncludeFinishedQuery, LeaderboardQuery, LeaderboardRankings, LeaderboardSummary, LevelSummary, MetricProgress, PointsBoost,
   PointsLevel, PointsRange, PointsSystem, Readiness, StreakSummary, StreaksQuery, SummaryPoint, User, UserAchievement,
   UserAchievementsQuery, UserInput, UserLeaderboard, UserLeaderboardQuery, UserPoints, UserPointsQuery, UserStreak, UserStreakQuery,
-  UserWithId, UpdateUserPreferencesRequest, UserPreferencesResponse,
+  UserWithId, UpdateUserPreferencesRequest, UserPreferencesResponse, WrappedQuery, WrappedResponse,
 } from '../wire/app';
 import type { Operation } from './document';
 
@@ -67,6 +67,14 @@ export const appOperations: Operation[] = [
     description: 'Types omitted keep their channels; [] opts out. `streak` needs streak customization (403 otherwise). An invalid body is 422.',
     body: typia.json.schema<UpdateUserPreferencesRequest>(),
     responses: { 200: { description: 'The preferences after the update', schema: typia.json.schema<UserPreferencesResponse>() } },
+  },
+  {
+    method: 'get', path: '/v1/users/:id/wrapped', operationId: 'users_wrapped', tag: 'Users', auth: app,
+    summary: "A user's year in review",
+    description: 'Computed from the durable store (after writing any of the user\'s records still unflushed). ' +
+      'Percentiles come from a table the scheduler refreshes hourly (final once a period has ended everywhere). A year after the current one is 422.',
+    query: typia.json.schema<WrappedQuery>(),
+    responses: { 200: { description: 'The year in review', schema: typia.json.schema<WrappedResponse>() } },
   },
   {
     method: 'get', path: '/v1/users/:id/metrics', operationId: 'users_all_metrics', tag: 'Users', auth: app,

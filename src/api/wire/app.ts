@@ -462,3 +462,71 @@ export interface UserPreferencesResponse {
   /** Present when the user has their own streak rule. */
   streak?: StreakPreferences;
 }
+
+/** A metric over a Wrapped period. */
+export interface WrappedMetricValues {
+  name: string;
+  units: string | null;
+  /** The total at the end of the period. */
+  currentTotal: number;
+  changeThisPeriod: number;
+  /** The change against the total at the period's start, in percent (0 when that was 0), one decimal. */
+  percentChange: number;
+  /** Share of the tenant's users active in this metric in the period whose change was at most this user's (weeks, months, the year; from a precomputed table). */
+  percentileThisPeriod?: number;
+}
+
+export interface WrappedMetric extends WrappedMetricValues {
+  /** By event attribute key, then value. */
+  byAttribute: Record<string, Record<string, WrappedMetricValues>>;
+}
+
+export interface WrappedPoints {
+  name: string;
+  description: string | null;
+  currentTotal: number;
+  changeThisPeriod: number;
+  percentChange: number;
+  percentileThisPeriod?: number;
+}
+
+export interface WrappedLeaderboard extends Leaderboard {
+  status: 'inactive' | 'scheduled' | 'active' | 'finished';
+  /** The best rank the user held in the period, with the value at it. */
+  rank: Int | null;
+  value: number | null;
+}
+
+export interface WrappedActivityPeriod {
+  metrics: Record<string, WrappedMetric>;
+  points: Record<string, WrappedPoints>;
+  achievements: (Achievement & { achievedAt: IsoDateTime | null })[];
+  leaderboards: Record<string, WrappedLeaderboard>;
+}
+
+export interface WrappedStreak {
+  length: Int;
+  frequency: 'daily' | 'weekly' | 'monthly';
+  periodStart: IsoDate | null;
+  periodEnd: IsoDate | null;
+  started: IsoDate | null;
+}
+
+export interface WrappedResponse {
+  user: User;
+  activity: {
+    daysActive: Int;
+    weeksActive: Int;
+    monthsActive: Int;
+    mostActiveDay: WrappedActivityPeriod & { date: IsoDate };
+    mostActiveWeek: WrappedActivityPeriod & { start: IsoDate; end: IsoDate };
+    /** 0 is January. */
+    mostActiveMonth: WrappedActivityPeriod & { month: Int & tags.Minimum<0> & tags.Maximum<11> };
+    entireYear: WrappedActivityPeriod & { longestStreak: WrappedStreak };
+  };
+}
+
+export interface WrappedQuery {
+  /** Defaults to the current year on the user's clock. */
+  year?: Int & tags.Minimum<1>;
+}
