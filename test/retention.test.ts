@@ -1,6 +1,7 @@
 import t from 'tap';
 import { DateTime } from 'luxon';
 import { startServer, TestServer } from './helpers/harness';
+import { conform, trophySchema, trophySpecAvailable, trophyWebhookSchema } from './helpers/trophy-schema';
 
 /** Set the server clock to a local wall time in a zone. */
 const at = (s: TestServer, local: string, zone = 'UTC') => s.clock.set(DateTime.fromISO(local, { zone }).toMillis());
@@ -38,7 +39,14 @@ async function queued(s: TestServer, type?: string): Promise<{ type: string; bod
   const { rows } = await s.app.ctx.db.query<{ type: string; payload: string }>(
     `SELECT type, payload FROM webhook_deliveries WHERE type LIKE 'emails.%' ORDER BY created, payload`,
   );
-  return rows.filter((r) => !type || r.type === type).map((r) => ({ type: r.type, body: JSON.parse(r.payload) }));
+  const out = rows.filter((r) => !type || r.type === type).map((r) => ({ type: r.type, body: JSON.parse(r.payload) }));
+  if (trophySpecAvailable) {
+    for (const d of out) {
+      const problems = conform(d.body, trophyWebhookSchema(d.type));
+      if (problems.length) throw new Error(`${d.type} does not conform to Trophy's schema: ${problems.join('; ')}`);
+    }
+  }
+  return out;
 }
 
 t.test('preferences: tenant defaults, a user\'s own channels, opting out, and errors', async (t) => {
@@ -50,6 +58,7 @@ t.test('preferences: tenant defaults, a user\'s own channels, opting out, and er
   t.equal(p.status, 200);
   t.same(p.body, { notifications: { ...all, recap: [], streak_reminder: ['push', 'email'] } });
   t.same((await s.call('GET', '/v1/users/u1/preferences')).body, p.body, 'kept');
+  if (trophySpecAvailable) t.same(conform(p.body, trophySchema('UserPreferencesResponse')), [], "Trophy's UserPreferencesResponse");
   const bad = await s.call('PATCH', '/v1/users/u1/preferences', { body: { notifications: { recap: ['sms'] } } });
   t.equal(bad.status, 422);
   t.match(bad.body.error, /recap/);

@@ -11,6 +11,7 @@ import {
   retentionSignature, wantsNotice,
 } from '../domain/retention';
 import { streakCall } from '../api/streak-calls';
+import { history, pauses } from '../api/app/streaks';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { userPayload } from '../webhooks/payloads';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
@@ -137,8 +138,15 @@ async function visit(
       else {
         const due = reminderAt(r, sk, cur, zone);
         if (now < due) later(due);
-        else if (now < periodEndsAt(sk, cur, zone)) {
-          emit('streak_reminder', `${f}:${cur}`, due, { streak: streakJson(sk, st, cur, freezes) });
+        else if (now < periodEndsAt(sk, cur, zone) && wanted.has(TYPE_OF.streak_reminder) && wantsNotice(r, fields, 'streak_reminder')) {
+          // Trophy's StreakResponse, as GET /v1/users/{id}/streak shows it (one reminder per user and period, so two reads are affordable).
+          const streak = {
+            ...streakJson(sk, st, cur, freezes),
+            extended: st.ext > 0 ? new Date(st.ext).toISOString() : null,
+            streakHistory: await history(ctx.db, t, id, sk, st, cur, 7),
+            pauses: await pauses(ctx.db, t, id, today),
+          };
+          emit('streak_reminder', `${f}:${cur}`, due, { streak });
           // Nothing more to remind of unless the user extends it (an event reschedules then).
         }
       }
