@@ -187,3 +187,32 @@ t.test('achievement emails: due between 5 and 9 PM on the day, else 5 PM the nex
   ]);
   t.equal(due[0]!.body.user.id, 'u');
 });
+
+t.test("streak preferences: a user's own metrics, thresholds and mode replace the tenant's", async (t) => {
+  const s = await startServer(t);
+  const m = await s.metrics(['m', 'n']);
+  await s.call('PUT', '/admin/v1/streak', { body: { enabled: true, frequency: 'daily', metrics: [{ metricId: m.m!.id, threshold: 1 }] } });
+  const patch = (user: string, streak: unknown) => s.call('PATCH', `/v1/users/${user}/preferences`, { body: { streak } });
+  const send = async (user: string, metric: string, value: number) => (await s.event(metric, { user: { id: user }, value })).body.currentStreak;
+  for (const u of ['own', 'plain', 'off']) await send(u, 'n', 1);
+  t.equal((await patch('own', { evaluationMode: 'OR', metrics: [{ key: 'n', threshold: 5 }] })).status, 403, 'not until the tenant enables customization');
+  await s.call('PUT', '/admin/v1/retention', { body: { streakCustomization: true } });
+  t.equal((await patch('own', { metrics: [{ key: 'nope', threshold: 5 }] })).status, 422, 'unknown metric');
+  const p = await patch('own', { evaluationMode: 'OR', metrics: [{ key: 'n', threshold: 5 }] });
+  t.equal(p.status, 200);
+  t.same(p.body.streak, { enabled: true, evaluationMode: 'OR', metrics: [{ key: 'n', threshold: 5 }] });
+  if (trophySpecAvailable) t.same(conform(p.body, trophySchema('UserPreferencesResponse')), []);
+  t.same((await s.call('GET', '/v1/users/own/preferences')).body.streak, p.body.streak, 'read back');
+  t.equal((await patch('off', { enabled: false })).status, 200);
+
+  t.equal((await send('plain', 'm', 1)).length, 1, "the tenant's rule: m ≥ 1");
+  t.equal((await send('own', 'm', 1)).length, 0, 'own rule: m does not count');
+  t.equal((await send('own', 'n', 3)).length, 0, 'n: 3 of 5 today');
+  t.match(await send('own', 'n', 2), { length: 1, extended: true }, 'n reached 5 within the day');
+  t.equal((await send('off', 'm', 10)).length, 0, 'streaks off for this user');
+  // The next day the own rule still holds, and its streak is read with it (settled by the same rule).
+  s.clock.set(s.clock.now() + 86_400_000);
+  t.match(await send('own', 'n', 5), { length: 2 });
+  t.equal((await s.call('GET', '/v1/users/own/streak')).body.length, 2);
+  t.equal((await s.call('GET', '/v1/users/plain/streak')).body.length, 1, 'plain has not acted today yet');
+});
