@@ -18,6 +18,8 @@ import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
 
 /** Users looked at per batch (one pipeline of hash reads, one transaction of outbox rows). */
 const BATCH = 500;
+/** Batches per pass (10,000 users): a backlog (the first look after enabling, an outage) is worked through over several ticks, leaving the scheduler's other work its turn. */
+const MAX_ROUNDS = 20;
 
 const TYPE_OF: Record<Exclude<NotificationType, 'achievement_completed'>, WebhookEventType> = {
   recap: 'emails.recap_due',
@@ -51,7 +53,7 @@ export async function retentionPass(ctx: Ctx, t: Tenant): Promise<number> {
   const now = ctx.clock.now();
   let visited = 0;
   let wanted: Set<WebhookEventType> | null = null;
-  for (let round = 0; round < 100; round++) {
+  for (let round = 0; round < MAX_ROUNDS; round++) {
     const flat = await ctx.redis.zrangebyscore(tk.retentionDue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, BATCH);
     if (flat.length === 0) break;
     wanted ??= await subscribedTypes(ctx.db, t.id);
