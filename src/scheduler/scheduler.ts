@@ -37,7 +37,7 @@ export class Scheduler {
   /** Per tenant: the hour the current streak sweep started, and the last user id it visited (null: finished). */
   private readonly sweeps = new Map<string, { hour: number; after: string | null }>();
   /** Per tenant: when Wrapped's percentiles were last refreshed by this process. */
-  private readonly percentilesAt = new Map<string, number>();
+  private readonly percentilesAt = new Map<string, { at: number; yearAt: number }>();
 
   constructor(
     private readonly ctx: Ctx,
@@ -93,13 +93,14 @@ export class Scheduler {
     return visited;
   }
 
-  /** Wrapped's percentile table, refreshed per tenant at most every PERCENTILES_REFRESH_MS (see store/wrapped-percentiles.ts). */
+  /** Wrapped's percentile table: weeks and months at most every PERCENTILES_REFRESH_MS, the year once a day (see store/wrapped-percentiles.ts). */
   private async percentiles(t: Tenant): Promise<void> {
     const now = this.ctx.clock.now();
     const last = this.percentilesAt.get(t.id);
-    if (last !== undefined && now - last < PERCENTILES_REFRESH_MS && now >= last) return;
-    await refreshPercentiles(this.ctx.db, t.id, now);
-    this.percentilesAt.set(t.id, now);
+    if (last && now - last.at < PERCENTILES_REFRESH_MS && now >= last.at) return;
+    const withYear = !last || Math.floor(now / 86_400_000) !== Math.floor(last.yearAt / 86_400_000);
+    await refreshPercentiles(this.ctx.db, t.id, now, withYear ? ['w', 'm', 'y'] : ['w', 'm']);
+    this.percentilesAt.set(t.id, { at: now, yearAt: withYear ? now : last!.yearAt });
   }
 
   /**

@@ -5,11 +5,12 @@ import type { Pool } from 'pg';
  * month, year of the users' local dates) and metric or points system, the
  * 101 cut points (0th to 100th percentile) of the change of every user active
  * in it. A Wrapped read then places its user among them with one indexed row,
- * instead of ranking every user. The scheduler refreshes a tenant at most
- * every REFRESH_MS: the first time everything, afterwards only the periods
- * that may still change (those not ended two days ago, when every zone has
- * left them). So a running period's percentiles are up to an hour old; an
- * ended one's are final.
+ * instead of ranking every user. The scheduler refreshes a tenant's weeks
+ * and months at most every PERCENTILES_REFRESH_MS and its year once a day
+ * (the year rereads a year of events): the first time everything, afterwards
+ * only the periods that may still change (those not ended two days ago, when
+ * every zone has left them). So a running week's or month's percentiles are
+ * up to an hour old, the running year's up to a day; an ended period's are final.
  */
 export const PERCENTILES_REFRESH_MS = 3_600_000;
 
@@ -21,10 +22,11 @@ const SOURCES = {
 } as const;
 const FRACTIONS = Array.from({ length: 101 }, (_, i) => i / 100);
 
-export async function refreshPercentiles(db: Pool, tenantId: string, now: number): Promise<void> {
+export async function refreshPercentiles(db: Pool, tenantId: string, now: number, units: PeriodUnit[]): Promise<void> {
   const { rowCount } = await db.query('SELECT 1 FROM wrapped_percentiles WHERE tenant_id = $1 LIMIT 1', [tenantId]);
   const settled = new Date(now - 2 * 86_400_000).toISOString().slice(0, 10);
-  for (const [unit, trunc] of Object.entries(UNITS)) {
+  for (const unit of units) {
+    const trunc = UNITS[unit];
     for (const [kind, src] of Object.entries(SOURCES)) {
       await db.query(
         `INSERT INTO wrapped_percentiles (tenant_id, unit, period_start, kind, item_id, cuts, users, refreshed_at)
@@ -35,6 +37,7 @@ export async function refreshPercentiles(db: Pool, tenantId: string, now: number
          GROUP BY ps, item
          ON CONFLICT (tenant_id, unit, period_start, kind, item_id)
          DO UPDATE SET cuts = excluded.cuts, users = excluded.users, refreshed_at = excluded.refreshed_at`,
+        // The first refresh of a tenant covers all its history.
         [tenantId, unit, kind, FRACTIONS, rowCount ? settled : '1900-01-01', now],
       );
     }

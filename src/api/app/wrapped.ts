@@ -98,12 +98,16 @@ async function wrapped(ctx: Ctx, req: Request) {
     db.query<{ d: string; n: number }>(
       `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, count(*)::int AS n FROM events
        WHERE tenant_id = $1 AND user_id = $2 AND local_date BETWEEN $3 AND $4 GROUP BY 1`, args),
+    // Naming the tenant's achievements and boards lets these use their (tenant, achievement or board, user) indexes.
     db.query<{ id: string; at: Date }>(
       `SELECT achievement_id AS id, achieved_at AS at FROM achievement_completions
-       WHERE tenant_id = $1 AND user_id = $2 AND achieved_at >= ($3::date - 2)::timestamptz AND achieved_at < ($4::date + 2)::timestamptz`, args),
+       WHERE tenant_id = $1 AND achievement_id = ANY($5::uuid[]) AND user_id = $2
+         AND achieved_at >= ($3::date - 2)::timestamptz AND achieved_at < ($4::date + 2)::timestamptz`,
+      [...args, [...cfg.achievementsById.keys()]]),
     db.query<{ id: string; d: string; rank: number; value: number }>(
       `SELECT leaderboard_id AS id, to_char(local_date, 'YYYY-MM-DD') AS d, rank, value::float8 AS value FROM leaderboard_events
-       WHERE tenant_id = $1 AND user_id = $2 AND local_date BETWEEN $3 AND $4 AND rank IS NOT NULL`, args),
+       WHERE tenant_id = $1 AND leaderboard_id = ANY($5::uuid[]) AND user_id = $2 AND local_date BETWEEN $3 AND $4 AND rank IS NOT NULL`,
+      [...args, [...cfg.boardsBySlot.values()].map((b) => b.id)]),
   ]);
   const metrics = series(metricRows.rows);
   const attrs = series(attrRows.rows);
