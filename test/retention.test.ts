@@ -216,3 +216,27 @@ t.test("streak preferences: a user's own metrics, thresholds and mode replace th
   t.equal((await s.call('GET', '/v1/users/own/streak')).body.length, 2);
   t.equal((await s.call('GET', '/v1/users/plain/streak')).body.length, 1, 'plain has not acted today yet');
 });
+
+t.test('once per user and period across schedulers, crashes and outages', async (t) => {
+  const { s } = await setup(t, { recapEmails: { enabled: true, frequency: 'weekly' }, reactivationEmails: { enabled: true, days: [3] } }, false);
+  const b = await startServer(t, { DATABASE_SCHEMA: s.schema, REDIS_KEY_PREFIX: s.prefix, ADMIN_API_KEY: s.adminKey });
+  b.clock.set(s.clock.now());
+  for (let i = 0; i < 20; i++) await ev(s, `u${i}`);
+  await s.drain();
+  const tk = s.app.ctx.keys.tenant((await s.app.ctx.tenants.all())[0]!.slot);
+  // Monday 2026-03-16: the week of the 9th is over, and three days have passed without activity.
+  for (const c of [s.clock, b.clock]) c.set(Date.parse('2026-03-16T00:00:00Z'));
+  // Two schedulers at once (as with a lapsed lease).
+  await Promise.all([s.app.scheduler.runOnce(), b.app.scheduler.runOnce()]);
+  const first = await queued(s);
+  t.equal(first.filter((d) => d.type === 'emails.recap_due').length, 20);
+  t.equal(first.filter((d) => d.type === 'emails.reactivation_due').length, 20);
+  t.same(first.find((d) => d.type === 'emails.recap_due')!.body.recap, { periodStart: '2026-03-09', periodEnd: '2026-03-15' });
+  // A scheduler that crashed after queuing, before moving the users on: they are looked at again.
+  await s.app.ctx.redis.zadd(tk.retentionDue, ...Array.from({ length: 20 }, (_, i) => [0, `u${i}`]).flat());
+  t.equal((await queued(s)).length, 40, 'nothing twice');
+  // An outage of a week: the next look sends nothing for the old periods again, and nothing new is due (nobody was active).
+  for (const c of [s.clock, b.clock]) c.set(Date.parse('2026-03-23T06:00:00Z'));
+  t.equal((await queued(s)).length, 40);
+  t.equal(await s.app.ctx.redis.zcard(tk.retentionDue), 0, 'nothing left to look at until the users come back');
+});
