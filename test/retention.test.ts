@@ -240,3 +240,46 @@ t.test('once per user and period across schedulers, crashes and outages', async 
   t.equal((await queued(s)).length, 40);
   t.equal(await s.app.ctx.redis.zcard(tk.retentionDue), 0, 'nothing left to look at until the users come back');
 });
+
+t.test('weekly and monthly streak reminders: Friday morning, and the 25th', async (t) => {
+  for (const [frequency, acted, before, due] of [
+    ['weekly', '2026-03-16T10:00', '2026-03-20T08:59', '2026-03-20T09:00'], // a Monday; that week's Friday
+    ['monthly', '2026-03-02T10:00', '2026-03-25T08:59', '2026-03-25T09:00'],
+  ] as const) {
+    t.test(frequency, async (t) => {
+      const zone = 'Europe/Berlin';
+      const s = await startServer(t);
+      const m = await s.metrics(['m']);
+      await s.call('PUT', '/admin/v1/streak', { body: { enabled: true, frequency, metrics: [{ metricId: m.m!.id, threshold: 1 }] } });
+      await s.call('PUT', '/admin/v1/retention', { body: { streakReminderEmails: { enabled: true } } });
+      await s.call('POST', '/admin/v1/webhooks', { body: [{ url: 'http://127.0.0.1:9/hook', eventTypes: EMAIL_TYPES }] });
+      // Extended in the previous period, so the current one is at risk.
+      const previous = DateTime.fromISO(acted, { zone }).minus(frequency === 'weekly' ? { weeks: 1 } : { months: 1 });
+      s.clock.set(previous.toMillis());
+      await ev(s, 'u', zone);
+      at(s, before, zone);
+      t.same(await queued(s), []);
+      at(s, due, zone);
+      t.same((await queued(s)).map((d) => d.body.timestamp), [iso(due, zone)]);
+    });
+  }
+});
+
+t.test("a user's own streak rule also moves streak boards and streak webhooks", async (t) => {
+  const s = await startServer(t);
+  const m = await s.metrics(['m', 'n']);
+  await s.call('PUT', '/admin/v1/streak', { body: { enabled: true, frequency: 'daily', metrics: [{ metricId: m.m!.id, threshold: 1 }] } });
+  await s.call('PUT', '/admin/v1/retention', { body: { streakCustomization: true } });
+  await s.call('POST', '/admin/v1/leaderboards', { body: [{ key: 'streaks', name: 'Streaks', rankBy: 'streak', start: '2026-01-01', status: 'active' }] });
+  await s.call('POST', '/admin/v1/webhooks', { body: [{ url: 'http://127.0.0.1:9/hook', eventTypes: ['streak.started'] }] });
+  await s.event('n', { user: { id: 'own' }, value: 1 });
+  await s.call('PATCH', '/v1/users/own/preferences', { body: { streak: { metrics: [{ key: 'n', threshold: 2 }] } } });
+  const r = await s.event('n', { user: { id: 'own' }, value: 2 });
+  t.match(r.body.leaderboards.streaks, { rank: 1, previousRank: null }, 'the streak the own rule extended joins the board');
+  await s.drain();
+  t.match((await s.call('GET', '/v1/leaderboards/streaks')).body.rankings, [{ userId: 'own', value: 1 }]);
+  await s.drain();
+  const { rows } = await s.app.ctx.db.query<{ payload: string }>(`SELECT payload FROM webhook_deliveries WHERE type = 'streak.started'`);
+  t.equal(rows.length, 1);
+  t.equal(JSON.parse(rows[0]!.payload).user.id, 'own');
+});
