@@ -41,6 +41,13 @@ export async function seedConfig(base: string, key: string): Promise<void> {
   await api(base, key, 'PUT', '/admin/v1/streak', {
     enabled: true, frequency: 'daily', mode: 'any', metrics: [{ metricId: id('lessons'), threshold: 1 }, { metricId: id('minutes'), threshold: 10 }],
   });
+  // Retention on (BENCH_RETENTION=0: off): every email-due webhook, so each event keeps its user's due time.
+  if (process.env.BENCH_RETENTION !== '0') {
+    await api(base, key, 'PUT', '/admin/v1/retention', {
+      achievementEmails: { enabled: true }, recapEmails: { enabled: true, frequency: 'weekly' },
+      reactivationEmails: { enabled: true }, streakReminderEmails: { enabled: true },
+    });
+  }
   const monday = new Date();
   monday.setUTCDate(monday.getUTCDate() - ((monday.getUTCDay() + 6) % 7));
   await api(base, key, 'POST', '/admin/v1/leaderboards', [

@@ -23,7 +23,7 @@ end
 ach_complete(P, { i = ARGV[10], k = tonumber(slot) }, now)
 ach_composites(P, now)
 
-local created, changed = apply_user_patch(user, stats, patch, now)
+local created, changed = apply_user_patch(user, stats, patch, now, cfg)
 if created and #P.prog.tt > 0 then redis.call('ZADD', due, 'LT', now, id) end
 local points = pts_commit(P)
 local done = ach_commit(P, stats)

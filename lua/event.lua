@@ -10,7 +10,9 @@
 --          ('' when streaks are off), 13 leaderboards this event may move (JSON),
 --       14 leaderboard key prefix, 15 backlog limit (unflushed change records),
 --       16 user id, 17 event attributes (JSON object, '' when none),
---       18 the points program's text when ARGV 9 only names it ('' to use the stored one)
+--       18 the points program's text when ARGV 9 only names it ('' to use the stored one),
+--       19 retention due times 'base,r0,r1' (src/domain/retention.ts eventDueArg; '' when off)
+-- KEYS 8: the retention due set (users by when the scheduler should next look at them)
 -- Replies: {'STALE'} | {'PROGRAM'} (send its text) | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),
 --           leaderboard changes (JSON)}
@@ -47,20 +49,36 @@ if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) t
   return {'BLOCKED', tostring(P.blocked)}
 end
 -- Nothing can block from here on; streak state is written as it is settled.
-local streak, S, streak_len = '', nil, nil
+local streak, S, streak_len, streak_done = '', nil, nil, false
 if ARGV[12] ~= '' then
   local d, w, m = string.match(ARGV[12], '^(-?%d+),(-?%d+),(-?%d+),')
+  local idx = { d = tonumber(d), w = tonumber(w), m = tonumber(m) }
   S = stk_new(user, P.prog.sk, now, tonumber(d))
-  local st, extended = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, tonumber(slot), tonumber(value))
+  local st, extended = stk_run(S, idx, tonumber(slot), tonumber(value))
+  -- Extended in the current period: the next reminder is the next period's.
+  streak_done = st ~= nil and st.lp >= (idx[S.sk.act] or 0)
   streak = stk_reply(S, st, extended)
   streak_len = st.len
   stk_consequences(P, st.len, extended, now)
 end
 ach_metric(P, tonumber(total), now)
 
-local created, changed = apply_user_patch(user, stats, patch, now)
+local created, changed = apply_user_patch(user, stats, patch, now, cfg)
 if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, ARGV[16]) end
 uset(user, total_field, total)
+-- Retention: the last active date, and when the scheduler should next look
+-- at the user (the earliest recap, reactivation or streak reminder that may
+-- be due). Control-group users get no email-due webhooks: never scheduled.
+if ARGV[19] ~= '' and uget(user, 'cg') ~= '1' then
+  local base, r0, r1 = string.match(ARGV[19], '^([^,]*),([^,]*),([^,]*)$')
+  local score = tonumber(base)
+  if streak_len and streak_len > 0 and r0 ~= '' then
+    local r = tonumber(streak_done and r1 or r0)
+    if score == nil or r < score then score = r end
+  end
+  if uget(user, 'ld') ~= ARGV[11] then uset(user, 'ld', ARGV[11]) end
+  if score then redis.call('ZADD', KEYS[8], score, ARGV[16]) end
+end
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
 local periods = S and stk_commit(S) or '[]'

@@ -1,7 +1,8 @@
 -- Erase one user's hot state (DELETE /admin/v1/users/{id}, see
 -- src/store/privacy.ts): the user hash, the tenant's counters that counted
 -- them (users, each achievement's completions), their place in the
--- time-trigger due set and in every leaderboard set (the others re-rank),
+-- time-trigger due set, every leaderboard set (the others re-rank) and the
+-- retention due set (passed among the sets),
 -- and their used idempotency keys. Appends a marker record to the change
 -- stream (no user id in it): its position splits the user's records into
 -- those before the erasure, which the flusher drops, and those after.

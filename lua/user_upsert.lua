@@ -19,7 +19,7 @@ end
 -- New attributes may open composites whose user filters now match.
 ach_composites(P, now)
 
-local created, changed = apply_user_patch(user, stats, patch, now)
+local created, changed = apply_user_patch(user, stats, patch, now, cfg)
 if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[5], 'LT', now, id) end
 local points = pts_commit(P)
 local done = ach_commit(P, stats)

@@ -19,6 +19,8 @@ import { createHttpServer, Route } from './http/server';
 import { healthRoutes } from './api/health';
 import { eventRoutes } from './api/app/events';
 import { userRoutes } from './api/app/users';
+import { preferenceRoutes } from './api/app/preferences';
+import { wrappedRoutes } from './api/app/wrapped';
 import { pointsReadRoutes } from './api/app/points';
 import { achievementRoutes as achievementReadRoutes } from './api/app/achievements';
 import { tenantRoutes } from './api/admin/tenants';
@@ -28,6 +30,7 @@ import { apiKeyRoutes } from './api/admin/api-keys';
 import { pointsRoutes } from './api/admin/points';
 import { achievementRoutes } from './api/admin/achievements';
 import { streakAdminRoutes } from './api/admin/streaks';
+import { retentionAdminRoutes } from './api/admin/retention';
 import { leaderboardAdminRoutes } from './api/admin/leaderboards';
 import { streakRoutes } from './api/app/streaks';
 import { leaderboardRoutes } from './api/app/leaderboards';
@@ -159,6 +162,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...prometheusRoutes(config),
         ...eventRoutes(ctx),
         ...userRoutes(ctx),
+        ...preferenceRoutes(ctx),
+        ...wrappedRoutes(ctx),
         ...pointsReadRoutes(ctx),
         ...achievementReadRoutes(ctx),
         ...tenantRoutes(ctx),
@@ -168,6 +173,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...pointsRoutes(ctx),
         ...achievementRoutes(ctx),
         ...streakAdminRoutes(ctx),
+        ...retentionAdminRoutes(ctx),
         ...leaderboardAdminRoutes(ctx),
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),

@@ -257,3 +257,20 @@ t.test('the package export is typed for consumers', async (t) => {
   });
   t.equal(out.code, 0, 'the consumer type-checks', { output: out.text });
 });
+
+t.test('retention through the typed client: settings, preferences and Wrapped, exactly as described', async (t) => {
+  const s = await startServer(t);
+  const laurel = new Laurel({ apiKey: s.adminKey, baseUrl: s.url });
+  const { created: [lessons] } = await laurel.admin.metrics.create([{ key: 'lessons', name: 'Lessons' }]);
+  await laurel.admin.streak.set({ enabled: true, frequency: 'daily', metrics: [{ metricId: lessons!.id, threshold: 1 }] });
+  const settings = await laurel.admin.retention.set({ controlRatio: 0.1, streakCustomization: true, recapEmails: { enabled: true, frequency: 'monthly' } });
+  described(t, 'retention settings', typia.validateEquals<W.RetentionSettingsResponse>(settings));
+  t.same(await laurel.admin.retention.get(), settings);
+  await laurel.events.send('lessons', { user: { id: 'ada', tz: 'Europe/Paris' }, value: 2, attributes: undefined });
+  const prefs = await laurel.users.updatePreferences('ada', { notifications: { recap: ['push'] }, streak: { evaluationMode: 'AND', metrics: [{ key: 'lessons', threshold: 2 }] } });
+  described(t, 'preferences', typia.validateEquals<W.UserPreferencesResponse>(prefs));
+  t.same(await laurel.users.preferences('ada'), prefs);
+  const wrapped = await laurel.users.wrapped('ada', { year: 2026 });
+  described(t, 'wrapped', typia.validateEquals<W.WrappedResponse>(wrapped));
+  t.equal(wrapped.activity.entireYear.metrics.lessons!.currentTotal, 2);
+});

@@ -271,3 +271,21 @@ t.test('@trophyso/node parses leaderboard responses', async (t) => {
   t.equal(mine.rank, 1);
   t.equal(mine.history.length, 1);
 });
+
+t.test('@trophyso/node reads and updates preferences and reads Wrapped', async (t) => {
+  const s = await startServer(t);
+  const trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });
+  const { words } = await s.metrics(['words']);
+  await s.call('PUT', '/admin/v1/streak', { body: { enabled: true, frequency: 'daily', metrics: [{ metricId: words!.id, threshold: 1 }] } });
+  await trophy.metrics.event('words', { user: { id: 'w1', tz: 'UTC' }, value: 40 });
+  t.same((await trophy.users.getPreferences('w1')).notifications.achievementCompleted, ['email'], "the tenant's default");
+  // This SDK release knows notification preferences only (no `streak`).
+  const updated = await trophy.users.updatePreferences('w1', { notifications: { recap: [], streakReminder: ['push'] } });
+  t.same(updated.notifications.recap, []);
+  t.same(updated.notifications.streakReminder, ['push']);
+  const wrapped = await trophy.users.wrapped('w1', { year: 2026 });
+  t.equal(wrapped.user.id, 'w1');
+  t.equal(wrapped.activity.daysActive, 1);
+  t.equal(wrapped.activity.entireYear.metrics.words!.changeThisPeriod, 40);
+  t.equal(wrapped.activity.entireYear.longestStreak.length, 1);
+});

@@ -177,11 +177,19 @@ end
 
 -- Apply a profile patch (field -> value, as built by src/domain/users.ts) to a
 -- user hash. Returns created (bool) and changed (bool).
-local function apply_user_patch(user_key, stats_key, patch, now)
+-- A new user is placed in the control group once, by a hash of their key
+-- (tenant and user id) against the tenant's control ratio ('cr' in the
+-- config hash, read only then): the same user always lands the same way at
+-- a given ratio, and a later change of the ratio moves nobody already seen.
+local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
   local created = not uget(user_key, 'c')
   if created then
     uset(user_key, 'c', now)
     redis.call('HINCRBY', stats_key, 'users', 1)
+    local ratio = tonumber(redis.call('HGET', cfg_key, 'cr') or '0') or 0
+    if ratio > 0 and tonumber(string.sub(redis.sha1hex(user_key), 1, 8), 16) / 4294967296 < ratio then
+      uset(user_key, 'cg', '1')
+    end
   end
   local changed = false
   for f, v in pairs(patch) do

@@ -63,9 +63,23 @@ end
 
 -- S: one evaluation: user key, now, today (day index), config (program.sk),
 -- freezes state, the user's pauses, and the period records it produced.
+-- A user's own rule (streak customization: 'sp' in their hash, see
+-- src/domain/streaks.ts ownStreakRule) replaces the tenant's metrics,
+-- thresholds and mode for everything here (events, settling, freezes,
+-- pauses); frequency and freezes stay the tenant's. Off: nothing extends it.
+local function stk_rule(v, sk)
+  if not v.sp then return sk end
+  local own = cjson.decode(v.sp)
+  local th = {}
+  if own.on == 1 then
+    for k, t in pairs(own.th) do th[k] = t end
+  end
+  return { act = sk.act, mode = own.mode, th = th, ini = sk.ini, ei = sk.ei, ea = sk.ea, max = sk.max, wo = sk.wo }
+end
+
 local function stk_new(user, sk, now, today)
-  local S = { user = user, sk = sk, now = tonumber(now), today = today, rec = {}, changed = false }
   local v = user_view(user)
+  local S = { user = user, sk = stk_rule(v, sk), now = tonumber(now), today = today, rec = {}, changed = false }
   S.fz, S.fa, S.fe = tonumber(v.fz or '0'), tonumber(v.fa or '-1'), tonumber(v.fe or '0')
   S.pauses = v.pz and cjson.decode(v.pz) or {}
   if S.fa < 0 then

@@ -7,6 +7,7 @@ import { localDate, localTime } from '../domain/time';
 import { boardsResponse, eventBoards } from '../domain/leaderboards';
 import { userPatch } from '../domain/users';
 import { idempotencySlot } from '../domain/idempotency';
+import { eventDueArg } from '../domain/retention';
 import { pointsResponse, ScriptPoints, userBoostsArg } from '../domain/points';
 import { FREQ_CODE, parseState, periodIndexes, StreakConfig, streakArg, streakJson, StreakState } from '../domain/streaks';
 import { completedJson } from './app/achievements';
@@ -60,11 +61,12 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
       });
       const r = (await ctx.scripts.run(
         'event',
-        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks],
+        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks, tk.retentionDue],
         [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
           metric.slot, userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
           eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix,
-          ctx.config.maxBacklog, userId, body.attributes ? JSON.stringify(body.attributes) : '', program],
+          ctx.config.maxBacklog, userId, body.attributes ? JSON.stringify(body.attributes) : '', program,
+          eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone)],
       )) as string[];
       switch (r[0]) {
         case 'STALE':

@@ -3,6 +3,7 @@ import type {
   Health, IncludeFinishedQuery, LeaderboardQuery, LeaderboardRankings, LeaderboardSummary, LevelSummary, MetricProgress, PointsBoost,
   PointsLevel, PointsRange, PointsSystem, StreakRanking, StreakRankingsQuery, StreakSummary, SummaryPoint, User, UserAchievement, UserAchievementsQuery, UserInput,
   UserLeaderboard, UserLeaderboardQuery, UserPoints, UserPointsQuery, UserStreak, UserStreakQuery, UserWithId,
+  UpdateUserPreferencesRequest, UserPreferencesResponse, WrappedQuery, WrappedResponse,
 } from '../api/wire/app';
 import type {
   AdminAchievement, AdminAttribute, AdminLeaderboard, AdminMetric, AdminPointsBoost, AdminPointsLevel, AdminPointsSystem,
@@ -15,6 +16,7 @@ import type {
   ErasedUser, UserExport,
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate,
+  RetentionSettings, RetentionSettingsResponse,
 } from '../api/wire/admin';
 
 export type * from '../api/wire/app';
@@ -150,6 +152,10 @@ export class Laurel {
     achievements: (id: string, query?: UserAchievementsQuery): Promise<UserAchievement[]> =>
       this.send('GET', path`/v1/users/${id}/achievements`, { query }),
     streak: (id: string, query?: UserStreakQuery): Promise<UserStreak> => this.send('GET', path`/v1/users/${id}/streak`, { query }),
+    preferences: (id: string): Promise<UserPreferencesResponse> => this.send('GET', path`/v1/users/${id}/preferences`),
+    updatePreferences: (id: string, body: UpdateUserPreferencesRequest): Promise<UserPreferencesResponse> =>
+      this.send('PATCH', path`/v1/users/${id}/preferences`, { body }),
+    wrapped: (id: string, query?: WrappedQuery): Promise<WrappedResponse> => this.send('GET', path`/v1/users/${id}/wrapped`, { query }),
     points: (id: string, systemKey: string, query?: UserPointsQuery): Promise<UserPoints> =>
       this.send('GET', path`/v1/users/${id}/points/${systemKey}`, { query }),
     pointsEventSummary: (id: string, systemKey: string, query: EventSummaryQuery): Promise<SummaryPoint[]> =>
@@ -225,6 +231,10 @@ export class Laurel {
     streak: {
       get: (): Promise<StreakSettingsResponse> => this.send('GET', '/admin/v1/streak'),
       set: (settings: StreakSettings): Promise<StreakSettingsResponse> => this.send('PUT', '/admin/v1/streak', { body: settings }),
+    },
+    retention: {
+      get: (): Promise<RetentionSettingsResponse> => this.send('GET', '/admin/v1/retention'),
+      set: (settings: RetentionSettings): Promise<RetentionSettingsResponse> => this.send('PUT', '/admin/v1/retention', { body: settings }),
     },
     streaks: {
       freezes: (body: FreezesBody): Promise<FreezesResponse> => this.send('POST', '/admin/v1/streaks/freezes', { body }),

@@ -112,3 +112,39 @@ export function streakArg(cfg: StreakConfig | null, date: string): string {
   const i = periodIndexes(date, cfg.weekStart);
   return `${i.d},${i.w},${i.m},${FREQ_CODE[cfg.frequency]}`;
 }
+
+/**
+ * A user's own streak rule (streak customization), as kept in their hash
+ * (`sp`) and read by the scripts in place of the tenant's: on (0: never
+ * extends), mode, and thresholds by metric slot.
+ */
+export interface OwnStreakRule {
+  on: 0 | 1;
+  mode: 'all' | 'any';
+  th: Record<string, number>;
+}
+
+/** The rule after a preferences update (omitted parts kept, else the tenant's), or what is wrong with it. */
+export function ownStreakRule(
+  sk: StreakConfig,
+  current: OwnStreakRule | null,
+  prefs: { enabled?: boolean; evaluationMode?: 'OR' | 'AND'; metrics?: { key: string; threshold: number }[] },
+  slotOf: (key: string) => number | undefined,
+): OwnStreakRule | string {
+  const base: OwnStreakRule = current ?? { on: 1, mode: sk.mode, th: Object.fromEntries(sk.metrics.map((m) => [String(m.slot), m.threshold])) };
+  let th = base.th;
+  if (prefs.metrics) {
+    th = {};
+    for (const m of prefs.metrics) {
+      const slot = slotOf(m.key);
+      if (slot === undefined) return `Unknown metric "${m.key}" in streak.metrics`;
+      if (th[String(slot)] !== undefined) return `Metric "${m.key}" appears twice in streak.metrics`;
+      th[String(slot)] = m.threshold;
+    }
+  }
+  return {
+    on: prefs.enabled === undefined ? base.on : prefs.enabled ? 1 : 0,
+    mode: prefs.evaluationMode === undefined ? base.mode : prefs.evaluationMode === 'AND' ? 'all' : 'any',
+    th,
+  };
+}

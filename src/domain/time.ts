@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 /**
  * Calendar math in a user's zone. The server computes every date the scripts
  * need; Lua never sees a clock or a zone database.
@@ -123,4 +124,26 @@ const times = new PerMinute((ms, zone) => {
 /** The wall-clock time (HH:mm, 24h) at `ms` in a zone. */
 export function localTime(ms: number, zone: string): string {
   return times.get(ms, zone);
+}
+
+/** The instant (ms) of a wall-clock hour on a local date in a zone (a time skipped by DST moves forward, as clocks do). */
+export function zonedMs(date: string, hour: number, zone: string): number {
+  return DateTime.fromISO(`${date}T${String(hour).padStart(2, '0')}:00`, { zone }).toMillis();
+}
+
+/** The local hour (0-23) at `ms` in a zone. */
+export function localHour(ms: number, zone: string): number {
+  return Number(localTime(ms, zone).slice(0, 2));
+}
+
+export type RecapUnit = Aggregation | 'yearly';
+
+/** The recap period holding day `day` (Monday weeks): its first day and the first day after it. */
+export function recapPeriod(day: number, unit: RecapUnit): { start: number; next: number } {
+  if (unit === 'yearly') {
+    const y = new Date(day * 86_400_000).getUTCFullYear();
+    return { start: Date.UTC(y, 0, 1) / 86_400_000, next: Date.UTC(y + 1, 0, 1) / 86_400_000 };
+  }
+  const start = periodStartDay(day, unit);
+  return { start, next: nextPeriodDay(start, unit) };
 }

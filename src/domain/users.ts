@@ -12,11 +12,12 @@ export interface UserFields {
 }
 
 import type { User } from '../api/wire/app';
+import { CONTROL_FIELD } from './retention';
 
 export const totalField = (metricSlot: number) => `m${metricSlot}`;
 
 /** The hash fields userJson reads, besides attributes (`a:<key>`). */
-export const PROFILE_FIELDS = ['e', 'n', 'tz', 'dt', 'se', 'c', 'u'];
+export const PROFILE_FIELDS = ['e', 'n', 'tz', 'dt', 'se', 'c', 'u', CONTROL_FIELD];
 export const ATTRIBUTE_PREFIX = 'a:';
 
 /** The hash fields a profile update sets (tz already canonical; '' clears). */
@@ -50,7 +51,7 @@ export function userJson(id: string, h: Map<string, string>): User {
     deviceTokens: dt ? (JSON.parse(dt) as string[]) : null,
     subscribeToEmails: h.get('se') !== '0',
     attributes,
-    control: false,
+    control: h.get(CONTROL_FIELD) === '1',
     created: new Date(Number(h.get('c'))).toISOString(),
     updated: new Date(Number(h.get('u') ?? h.get('c'))).toISOString(),
   };

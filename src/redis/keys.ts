@@ -92,6 +92,14 @@ export class TenantKeys {
   get dueSignature(): string {
     return `${this.tag}:due:sig`;
   }
+  /** Users by when the retention scheduler should next look at them (ms; see src/scheduler/retention.ts). */
+  get retentionDue(): string {
+    return `${this.tag}:rd`;
+  }
+  /** Which retention settings the retention due set was last filled for. */
+  get retentionSignature(): string {
+    return `${this.tag}:rd:sig`;
+  }
   /** Which set of active achievements users were last reviewed against. */
   get reviewSignature(): string {
     return `${this.tag}:review:sig`;

@@ -9,7 +9,7 @@ export const LUA_DIR = path.resolve(__dirname, '../../../lua');
 
 /** Script name → number of KEYS it takes. */
 const SCRIPTS = {
-  event: 7,
+  event: 8,
   user_upsert: 5,
   time_grant: 4,
   achievement_complete: 5,
@@ -21,6 +21,7 @@ const SCRIPTS = {
   config_publish: 2,
   rate_limit: 1,
   user_erase: 4,
+  retention_next: 1,
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;
 

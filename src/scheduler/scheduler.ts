@@ -15,6 +15,8 @@ import { schedulerRuns } from '../metrics';
 import { announceBoosts, announceRuns, finishedEvents } from '../webhooks/announce';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { streakCall } from '../api/streak-calls';
+import { retentionPass } from './retention';
+import { PERCENTILES_REFRESH_MS, refreshPercentiles } from '../store/wrapped-percentiles';
 
 const BATCH = 500;
 /** Users a streak sweep visits per scheduler pass. */
@@ -37,6 +39,8 @@ export class Scheduler {
   private readonly sweeps = new Map<string, { hour: number; after: string | null }>();
   /** Daily sums for the analytics, made here so a request seldom has to. */
   private readonly rollups: DailyRollups;
+  /** Per tenant: when Wrapped's percentiles were last refreshed by this process. */
+  private readonly percentilesAt = new Map<string, { at: number; yearAt: number }>();
 
   constructor(
     private readonly ctx: Ctx,
@@ -89,8 +93,20 @@ export class Scheduler {
       visited += await this.timeTriggers(t);
       // Only makes the analytics faster (a request sums what is missing itself): never hold up the next tenant's jobs.
       await this.rollups.catchUp(t).catch((err) => this.ctx.log.warn('daily rollup failed', { tenant: t.id, err: (err as Error).message }));
+      visited += await retentionPass(this.ctx, t);
+      await this.percentiles(t);
     }
     return visited;
+  }
+
+  /** Wrapped's percentile table: weeks and months at most every PERCENTILES_REFRESH_MS, the year once a day (see store/wrapped-percentiles.ts). */
+  private async percentiles(t: Tenant): Promise<void> {
+    const now = this.ctx.clock.now();
+    const last = this.percentilesAt.get(t.id);
+    if (last && now - last.at < PERCENTILES_REFRESH_MS && now >= last.at) return;
+    const withYear = !last || Math.floor(now / 86_400_000) !== Math.floor(last.yearAt / 86_400_000);
+    await refreshPercentiles(this.ctx.db, t.id, now, withYear ? ['w', 'm', 'y'] : ['w', 'm']);
+    this.percentilesAt.set(t.id, { at: now, yearAt: withYear ? now : last!.yearAt });
   }
 
   /**

@@ -4,6 +4,7 @@ import { buildProgram, BoostConfig, Filter, LevelConfig, PointsSystemConfig, Tri
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
 import type { LeaderboardConfig } from '../domain/leaderboards';
+import { RetentionConfig, retentionFrom } from '../domain/retention';
 
 /**
  * The compiled form of a tenant's configuration: hash fields written to Redis
@@ -30,6 +31,7 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
 
   const achievements = await q<Record<string, any>>('SELECT * FROM achievements WHERE tenant_id = $1 ORDER BY slot');
   const streak = (await q<Record<string, any>>('SELECT * FROM streak_settings WHERE tenant_id = $1'))[0];
+  const retention = (await q<{ settings: RetentionConfig }>('SELECT settings FROM retention_settings WHERE tenant_id = $1'))[0];
   const boards = await q<Record<string, any>>(
     `SELECT *, to_char(start_date, 'YYYY-MM-DD') AS start_s, to_char(end_date, 'YYYY-MM-DD') AS end_s FROM leaderboards WHERE tenant_id = $1 ORDER BY slot`,
   );
@@ -92,6 +94,11 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
     };
     entries.push(['streak', JSON.stringify(cfg)]);
   }
+  if (retention) {
+    entries.push(['ret', JSON.stringify(retentionFrom(retention.settings))]);
+    // Read by the scripts when they create a user (control group).
+    entries.push(['cr', String(retention.settings.controlRatio)]);
+  }
   for (const a of achievements) {
     const ach: AchievementConfig = {
       id: a.id, slot: a.slot, key: a.key, name: a.name, description: a.description, badgeUrl: a.badge_url, status: a.status,
@@ -119,6 +126,7 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
     boostsById: new Map(),
     userBoosts: new Map(),
     streak: h.streak ? (JSON.parse(h.streak) as StreakConfig) : null,
+    retention: h.ret ? (JSON.parse(h.ret) as RetentionConfig) : null,
     boardsByKey: new Map(),
     boardsBySlot: new Map(),
     achievementsByKey: new Map(),

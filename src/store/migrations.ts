@@ -507,6 +507,32 @@ const MIGRATIONS: string[] = [
   );
   ALTER TABLE points_awards ADD COLUMN trigger_version uuid;
   `,
+  `
+  -- Retention settings (control ratio, notification defaults, email-due
+  -- webhooks; see src/domain/retention.ts), one row per tenant, whole.
+  CREATE TABLE retention_settings (
+    tenant_id uuid PRIMARY KEY REFERENCES tenants(id) ON DELETE CASCADE,
+    settings jsonb NOT NULL,
+    updated timestamptz NOT NULL
+  );
+  `,
+  `
+  -- Wrapped's percentiles: per tenant, period (week, month, year of local
+  -- dates) and metric or points system, the 101 percentile cut points of the
+  -- users' change in it (see store/wrapped-percentiles.ts), refreshed by the
+  -- scheduler so a Wrapped read never ranks every user.
+  CREATE TABLE wrapped_percentiles (
+    tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    unit char(1) NOT NULL,
+    period_start date NOT NULL,
+    kind char(1) NOT NULL,
+    item_id uuid NOT NULL,
+    cuts float8[] NOT NULL,
+    users integer NOT NULL,
+    refreshed_at timestamptz NOT NULL,
+    PRIMARY KEY (tenant_id, unit, period_start, kind, item_id)
+  );
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */

@@ -104,7 +104,8 @@ export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promi
     if (!prior.rows[0]) throw notFound(`User "${userId}" not found`);
     return { id: userId, erased: true, erasedAt: prior.rows[0].erased_at.toISOString() };
   }
-  const boards: string[] = [];
+  // Every sorted set the user may be a member of: boards, and the retention due set.
+  const boards: string[] = [tk.retentionDue];
   await scanKeys(ctx.redis, `${tk.boardPrefix}*`, async (keys) => {
     boards.push(...keys);
   });

@@ -12,6 +12,7 @@ import type { BoostConfig, PointsSystemConfig, TriggerConfig } from '../domain/p
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
 import type { LeaderboardConfig } from '../domain/leaderboards';
+import type { RetentionConfig } from '../domain/retention';
 
 export interface MetricConfig {
   id: string;
@@ -38,6 +39,8 @@ export interface TenantConfig {
   boardsBySlot: Map<number, LeaderboardConfig>;
   /** Null until streaks are configured. */
   streak: StreakConfig | null;
+  /** Null until retention settings are saved (the defaults apply). */
+  retention: RetentionConfig | null;
   achievementsByKey: Map<string, AchievementConfig>;
   achievementsById: Map<string, AchievementConfig>;
   /** Boosts aimed at one user, by user id. */

@@ -13,6 +13,7 @@ import type { WebhookEvent, WebhookEventType } from './events';
 import { enqueue, subscribedTypes } from './outbox';
 import { isUnavailable } from '../http/errors';
 import { boardPayload, liveRankings, userPayload } from './payloads';
+import { achievementDueAt, RETENTION_FIELDS, wantsNotice } from '../domain/retention';
 
 /** leaderboard.changed is a snapshot: at most one per board, run and group in each window, sent at its end. */
 export const BOARD_CHANGED_WINDOW_MS = 15 * 60_000;
@@ -79,7 +80,7 @@ export class WebhookDeriver implements BatchHook {
   private async prepare(c: PoolClient, t: Tenant, records: ChangeRecord[]) {
     const cfg = await this.ctx.configs.get(t);
     const ids = [...new Set(records.map(userOf))];
-    const fields = [...PROFILE_FIELDS, FREEZES_FIELD, FREEZE_ANCHOR_FIELD];
+    const fields = [...PROFILE_FIELDS, FREEZES_FIELD, FREEZE_ANCHOR_FIELD, ...RETENTION_FIELDS];
     if (cfg.streak?.enabled) fields.push(streakField(FREQ_CODE[cfg.streak.frequency]));
     const keep = new Set(fields);
     const tracked = (f: string) => keep.has(f) || f.startsWith(ATTRIBUTE_PREFIX);
@@ -157,6 +158,25 @@ export class WebhookDeriver implements BatchHook {
         for (const d of list<{ i: string }>(r.ach)) {
           const a = cfg.achievementsById.get(d.i);
           if (a) emit('achievement.completed', a.id, { achievement: achievementJson(a, (id) => cfg.metricsById.get(id)?.name, at) });
+        }
+        // The app's email pipeline is told when the congratulation is due (Trophy's hours); once per user and achievement.
+        const retention = cfg.retention;
+        if (retention?.achievementEmails.enabled && wanted.has('emails.achievement_due') && wantsNotice(retention, fields, 'achievement_completed')) {
+          for (const d of list<{ i: string }>(r.ach)) {
+            const a = cfg.achievementsById.get(d.i);
+            if (!a) continue;
+            const due = achievementDueAt(at, fields.get('tz') || 'UTC');
+            user ??= userPayload(uid, new Map(fields), at);
+            out.push({
+              id: derivedId('webhook', 'emails.achievement_due', uid, a.id),
+              type: 'emails.achievement_due',
+              payload: JSON.stringify({
+                type: 'emails.achievement_due', timestamp: new Date(due).toISOString(), user,
+                achievement: achievementJson(a, (id) => cfg.metricsById.get(id)?.name, at),
+              }),
+              due: Math.max(due, now),
+            });
+          }
         }
       }
 

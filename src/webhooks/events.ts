@@ -14,6 +14,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'leaderboard.changed',
   'leaderboard.rank_changed',
   'leaderboard.finished',
+  'emails.achievement_due',
+  'emails.recap_due',
+  'emails.reactivation_due',
+  'emails.streak_reminder_due',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

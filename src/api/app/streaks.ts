@@ -127,7 +127,7 @@ async function longest(db: Pool, tenant: Tenant, cfg: StreakConfig, limit: numbe
  * periods as recorded (durably, by the flusher); the current period shows the
  * live length while the streak is alive; any other period is 0.
  */
-async function history(db: Pool, tenant: Tenant, userId: string, cfg: StreakConfig, st: StreakState, n: number, count: number) {
+export async function history(db: Pool, tenant: Tenant, userId: string, cfg: StreakConfig, st: StreakState, n: number, count: number) {
   const f = FREQ_CODE[cfg.frequency];
   const { rows } = await db.query<{ period: number; length: number; used_freeze: boolean; used_pause: boolean }>(
     `SELECT period, length, used_freeze, used_pause FROM streak_periods
@@ -152,7 +152,7 @@ async function history(db: Pool, tenant: Tenant, userId: string, cfg: StreakConf
 }
 
 /** Pauses covering today or later. */
-async function pauses(db: Pool, tenant: Tenant, userId: string, today: string) {
+export async function pauses(db: Pool, tenant: Tenant, userId: string, today: string) {
   const { rows } = await db.query<{ id: string; start: string; end: string }>(
     `SELECT id, to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS "end" FROM streak_pauses
      WHERE tenant_id = $1 AND user_id = $2 AND end_date >= $3::date ORDER BY start_date`,

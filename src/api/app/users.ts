@@ -48,10 +48,23 @@ async function writeUser(ctx: Ctx, req: Request, mode: 'upsert' | 'update') {
 
 async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mode: 'upsert' | 'update') {
   const zone = zoneOf(input);
-  const patch = JSON.stringify(userPatch(input, zone));
+  const fields = await writeFields(ctx, tenant, id, userPatch(input, zone), mode, zone, (cfg) => checkUserAttributes(cfg, input));
+  return userJson(id, fields);
+}
+
+/** Set fields of an existing user's hash (preferences), in one script call with its change record; the user's fields after. */
+export function writeUserFields(ctx: Ctx, tenant: Tenant, id: string, fields: Record<string, string>): Promise<Map<string, string>> {
+  return writeFields(ctx, tenant, id, fields, 'update', undefined, () => {});
+}
+
+async function writeFields(
+  ctx: Ctx, tenant: Tenant, id: string, fields: Record<string, string>, mode: 'upsert' | 'update',
+  zone: string | null | undefined, checkInput: (cfg: TenantConfig) => void,
+): Promise<Map<string, string>> {
+  const patch = JSON.stringify(fields);
   const tk = ctx.keys.tenant(tenant.slot);
   return withConfig(ctx, tenant, async (cfg) => {
-    checkUserAttributes(cfg, input);
+    checkInput(cfg);
     const now = ctx.clock.now();
     // Boost dates use the zone sent, else the last one seen (exact for new users, who have no other).
     const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${id}`) ?? 'UTC') : (zone ?? 'UTC'));
@@ -64,7 +77,7 @@ async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mo
     if (r[0] === 'NOTFOUND') throw notFound(`User "${id}" not found`);
     if (r[0] === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}"`);
     if (zone !== undefined) ctx.zones.set(`${tenant.slot}:${id}`, zone ?? 'UTC', 3_600_000);
-    return userJson(id, toMap(r, 4));
+    return toMap(r, 4);
   });
 }
 

@@ -9,6 +9,7 @@ import type {
   DeadLetter, DeadLetterReplayed, BatchEventsBody, BatchEventsResponse, BatchRejection,
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate,
+  RetentionSettings, RetentionSettingsResponse,
 } from '../wire/admin';
 import type { Operation, Unit } from './document';
 
@@ -229,6 +230,17 @@ export const adminOperations: Operation[] = [
     summary: 'Replace the streak settings',
     body: typia.json.schema<StreakSettings>(),
     responses: { 200: { description: 'The settings as saved', schema: typia.json.schema<StreakSettingsResponse>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/retention', operationId: 'admin_retention_get', tag: 'Admin: retention', auth: admin,
+    summary: 'Retention settings: control ratio, notification defaults, email-due webhooks',
+    responses: { 200: { description: 'The settings (defaults until set)', schema: typia.json.schema<RetentionSettingsResponse>() } },
+  },
+  {
+    method: 'put', path: '/admin/v1/retention', operationId: 'admin_retention_set', tag: 'Admin: retention', auth: admin,
+    summary: 'Replace the retention settings (omitted fields take their defaults)',
+    body: typia.json.schema<RetentionSettings>(),
+    responses: { 200: { description: 'The settings as saved', schema: typia.json.schema<RetentionSettingsResponse>() } },
   },
   {
     method: 'post', path: '/admin/v1/streaks/freezes', operationId: 'admin_streaks_freezes_create', tag: 'Admin: streaks', auth: admin,

@@ -4,7 +4,7 @@ import type {
   Health, IncludeFinishedQuery, LeaderboardQuery, LeaderboardRankings, LeaderboardSummary, LevelSummary, MetricProgress, PointsBoost,
   PointsLevel, PointsRange, PointsSystem, Readiness, StreakRanking, StreakRankingsQuery, StreakSummary, StreaksQuery, SummaryPoint, User, UserAchievement,
   UserAchievementsQuery, UserInput, UserLeaderboard, UserLeaderboardQuery, UserPoints, UserPointsQuery, UserStreak, UserStreakQuery,
-  UserWithId,
+  UserWithId, UpdateUserPreferencesRequest, UserPreferencesResponse, WrappedQuery, WrappedResponse,
 } from '../wire/app';
 import type { Operation } from './document';
 
@@ -54,6 +54,27 @@ export const appOperations: Operation[] = [
     summary: 'Update an existing user',
     body: typia.json.schema<UserInput>(),
     responses: { 200: { description: 'The user as saved', schema: typia.json.schema<User>() } },
+  },
+  {
+    method: 'get', path: '/v1/users/:id/preferences', operationId: 'users_get_preferences', tag: 'Users', auth: app,
+    summary: "A user's notification (and own streak) preferences",
+    description: 'Every notification type is present: the user\'s own channels, else the tenant\'s default (Admin API: /admin/v1/retention).',
+    responses: { 200: { description: 'The preferences', schema: typia.json.schema<UserPreferencesResponse>() } },
+  },
+  {
+    method: 'patch', path: '/v1/users/:id/preferences', operationId: 'users_update_preferences', tag: 'Users', auth: app,
+    summary: "Update a user's notification and streak preferences",
+    description: 'Types omitted keep their channels; [] opts out. `streak` needs streak customization (403 otherwise). An invalid body is 422.',
+    body: typia.json.schema<UpdateUserPreferencesRequest>(),
+    responses: { 200: { description: 'The preferences after the update', schema: typia.json.schema<UserPreferencesResponse>() } },
+  },
+  {
+    method: 'get', path: '/v1/users/:id/wrapped', operationId: 'users_wrapped', tag: 'Users', auth: app,
+    summary: "A user's year in review",
+    description: 'Computed from the durable store (after writing any of the user\'s records still unflushed). ' +
+      'Percentiles come from a table the scheduler refreshes hourly (final once a period has ended everywhere). A year after the current one is 422.',
+    query: typia.json.schema<WrappedQuery>(),
+    responses: { 200: { description: 'The year in review', schema: typia.json.schema<WrappedResponse>() } },
   },
   {
     method: 'get', path: '/v1/users/:id/metrics', operationId: 'users_all_metrics', tag: 'Users', auth: app,

@@ -1,6 +1,6 @@
 import type { tags } from 'typia';
 import type { WebhookEventType } from '../../webhooks/events';
-import type { EventBody, IsoDate, IsoDateTime, PointsBoost, PointsLevel, User } from './app';
+import type { EventBody, IsoDate, IsoDateTime, NotificationPreferences, PointsBoost, PointsLevel, User } from './app';
 
 // The Admin API on the wire (see ./app.ts for why these live apart).
 // Writes take a batch of items; each item is validated on its own and the
@@ -751,4 +751,47 @@ export interface BatchRejection {
   status: Int;
   error: string;
   at: IsoDateTime;
+}
+
+/** Laurel's retention settings (Trophy sets these in its dashboard). Every field optional on PUT: omitted ones keep their defaults. */
+export interface RetentionSettings {
+  /** Share of new users put in the control group (0 to 1), decided once per user when first seen. */
+  controlRatio?: number & tags.Minimum<0> & tags.Maximum<1>;
+  /** Whether users may set their own streak rule (PATCH /v1/users/{id}/preferences with `streak`). */
+  streakCustomization?: boolean;
+  /** Channels of each notification type for users who have not chosen. */
+  notificationDefaults?: NotificationPreferences;
+  achievementEmails?: { enabled: boolean };
+  recapEmails?: { enabled: boolean; frequency?: 'daily' | 'weekly' | 'monthly' | 'yearly' };
+  /** Days of inactivity after which each reactivation message is due (ascending, at most 5). */
+  reactivationEmails?: { enabled: boolean; days?: (Int & tags.Minimum<1> & tags.Maximum<365>)[] & tags.MinItems<1> & tags.MaxItems<5> };
+  streakReminderEmails?: {
+    enabled: boolean;
+    /** Daily streaks: hours before the user's day ends. */
+    dailyHoursBeforeEnd?: Int & tags.Minimum<1> & tags.Maximum<23>;
+    /** Weekly streaks: the day and hour (user's zone). */
+    weeklyDay?: WeekStart;
+    weeklyHour?: Int & tags.Minimum<0> & tags.Maximum<23>;
+    /** Monthly streaks: the day of the month and hour. */
+    monthlyDay?: Int & tags.Minimum<1> & tags.Maximum<28>;
+    monthlyHour?: Int & tags.Minimum<0> & tags.Maximum<23>;
+  };
+}
+
+/** The settings in force, every field filled in. */
+export interface RetentionSettingsResponse {
+  controlRatio: number;
+  streakCustomization: boolean;
+  notificationDefaults: Required<NotificationPreferences>;
+  achievementEmails: { enabled: boolean };
+  recapEmails: { enabled: boolean; frequency: 'daily' | 'weekly' | 'monthly' | 'yearly' };
+  reactivationEmails: { enabled: boolean; days: number[] };
+  streakReminderEmails: {
+    enabled: boolean;
+    dailyHoursBeforeEnd: number;
+    weeklyDay: WeekStart;
+    weeklyHour: number;
+    monthlyDay: number;
+    monthlyHour: number;
+  };
 }

@@ -122,7 +122,7 @@ export interface User {
   deviceTokens: string[] | null;
   subscribeToEmails: boolean;
   attributes: Record<string, string>;
-  /** Always false: Laurel runs no control group. */
+  /** In the tenant's control group (assigned once, when first seen): no email-due webhooks. */
   control: boolean;
   created: IsoDateTime;
   updated: IsoDateTime;
@@ -444,4 +444,105 @@ export interface Readiness {
   flusher: 'ok' | 'degraded' | null;
   /** How many, over every tenant (see `GET /admin/v1/dead-letters`). */
   deadLetters: Int | null;
+}
+
+/** A notification delivery channel. */
+export type NotificationChannel = 'email' | 'push';
+
+/** Channels for each notification type ([]: none). */
+export interface NotificationPreferences {
+  achievement_completed?: NotificationChannel[] & tags.MaxItems<2>;
+  recap?: NotificationChannel[] & tags.MaxItems<2>;
+  reactivation?: NotificationChannel[] & tags.MaxItems<2>;
+  streak_reminder?: NotificationChannel[] & tags.MaxItems<2>;
+}
+
+/** A user's own streak rule (streak customization, where the tenant enables it). */
+export interface StreakPreferences {
+  /** Whether streaks count for this user (false: length 0, no streak webhooks). */
+  enabled?: boolean;
+  /** OR: any threshold extends the streak; AND: all of them. */
+  evaluationMode?: 'OR' | 'AND';
+  metrics?: { key: string & tags.MinLength<1> & tags.MaxLength<255>; threshold: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e12> }[] &
+    tags.MinItems<1> & tags.MaxItems<20>;
+}
+
+export interface UpdateUserPreferencesRequest {
+  notifications?: NotificationPreferences;
+  streak?: StreakPreferences;
+}
+
+export interface UserPreferencesResponse {
+  /** Every type: the user's own choice, else the tenant's default. */
+  notifications: Required<NotificationPreferences>;
+  /** Present when the user has their own streak rule. */
+  streak?: StreakPreferences;
+}
+
+/** A metric over a Wrapped period. */
+export interface WrappedMetricValues {
+  name: string;
+  units: string | null;
+  /** The total at the end of the period. */
+  currentTotal: number;
+  changeThisPeriod: number;
+  /** The change against the total at the period's start, in percent (0 when that was 0), one decimal. */
+  percentChange: number;
+  /** Share of the tenant's users active in this metric in the period whose change was at most this user's (weeks, months, the year; from a precomputed table). */
+  percentileThisPeriod?: number;
+}
+
+export interface WrappedMetric extends WrappedMetricValues {
+  /** By event attribute key, then value. */
+  byAttribute: Record<string, Record<string, WrappedMetricValues>>;
+}
+
+export interface WrappedPoints {
+  name: string;
+  description: string | null;
+  currentTotal: number;
+  changeThisPeriod: number;
+  percentChange: number;
+  percentileThisPeriod?: number;
+}
+
+export interface WrappedLeaderboard extends Omit<Leaderboard, 'status'> {
+  status: 'inactive' | 'scheduled' | 'active' | 'finished';
+  /** The best rank the user held in the period, with the value at it. */
+  rank: Int | null;
+  value: number | null;
+}
+
+export interface WrappedActivityPeriod {
+  metrics: Record<string, WrappedMetric>;
+  points: Record<string, WrappedPoints>;
+  achievements: (Achievement & { achievedAt: IsoDateTime | null })[];
+  leaderboards: Record<string, WrappedLeaderboard>;
+}
+
+export interface WrappedStreak {
+  length: Int;
+  frequency: 'daily' | 'weekly' | 'monthly';
+  periodStart: IsoDate | null;
+  periodEnd: IsoDate | null;
+  started: IsoDate | null;
+}
+
+export interface WrappedResponse {
+  user: User;
+  activity: {
+    daysActive: Int;
+    weeksActive: Int;
+    monthsActive: Int;
+    mostActiveDay: WrappedActivityPeriod & { date: IsoDate };
+    mostActiveWeek: WrappedActivityPeriod & { start: IsoDate; end: IsoDate };
+    /** 0 is January. */
+    mostActiveMonth: WrappedActivityPeriod & { month: Int & tags.Minimum<0> & tags.Maximum<11> };
+    entireYear: WrappedActivityPeriod & { longestStreak: WrappedStreak };
+  };
+}
+
+export interface WrappedQuery {
+  /** Defaults to the current year on the user's clock. */
+  year?: Int & tags.Minimum<1>;
 }
