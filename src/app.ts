@@ -38,6 +38,10 @@ import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
 import { openApiRoutes } from './api/openapi/route';
+import { liveRoutes } from './api/app/live';
+import { LiveHub, LiveStats } from './live/hub';
+import { LIVE_PATH, registerLive } from './live/server';
+import { LiveTokens, tokenSecret } from './live/tokens';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -69,6 +73,8 @@ export interface App {
   flusher: Flusher;
   scheduler: Scheduler;
   webhooks: WebhookDispatcher;
+  /** Live connections of this process (null without the `http` role). */
+  live: { stats(): LiveStats } | null;
   readonly closed: boolean;
   close(): Promise<void>;
 }
@@ -130,6 +136,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   // deriver, which runs in the background process alongside its own dispatcher
   // (and kick() does nothing on a dispatcher that was never started).
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
+  // Live updates: tokens any process can check, and this process's WebSocket connections.
+  const tokens = roles.http ? new LiveTokens(await tokenSecret(config.live.tokenSecret, redis, keys.liveTokenSecret), config.live.tokenTtlMs) : null;
+  const hub = roles.http ? new LiveHub(ctx, config.live) : null;
   const routes: Route[] = roles.http
     ? [
         ...healthRoutes(ctx, flusher),
@@ -149,10 +158,18 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
+        ...liveRoutes(ctx, tokens!),
         ...openApiRoutes(),
       ]
     : [];
-  const http = roles.http ? createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log }) : null;
+  const http = roles.http
+    ? createHttpServer(routes, {
+        maxBodyBytes: config.maxBodyBytes,
+        log,
+        extend: (uws) => registerLive(uws, ctx, hub!, tokens!),
+        upgradeOnly: [LIVE_PATH],
+      })
+    : null;
   const port = http ? await http.listen(config.host, config.port) : 0;
   if (roles.background) {
     flusher.start();
@@ -169,7 +186,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     ctx,
     port,
     roles,
-    routes: routes.map(({ method, pattern }) => ({ method, pattern })),
+    // The WebSocket endpoint is a GET route too (an upgrade), described in /openapi.json with the others.
+    routes: [...routes.map(({ method, pattern }) => ({ method, pattern })), ...(hub ? [{ method: 'get' as const, pattern: LIVE_PATH }] : [])],
+    live: hub,
     flusher,
     scheduler,
     webhooks,
@@ -180,6 +199,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       if (closed) return;
       closed = true;
       stopLagReport();
+      // Live clients first, with a close code telling them to reconnect (closing the HTTP server would just cut them).
+      await hub?.close();
       await http?.close(8_000);
       await scheduler.stop();
       for (const f of [flusher, ...moreFlushers]) await f.stop();
