@@ -255,3 +255,88 @@ t.test('WORKERS=2: an event handled by any worker reaches subscribers on every w
   t.ok(closes.every((c) => c.code === 1012), `every socket closed with 1012 (${closes.map((c) => c.code).join(', ')})`);
   t.equal(await server.exit, 0);
 });
+
+t.test('laurel/client live(): updates, gap then resync, reconnect with resubscribe', async (t) => {
+  const { Laurel } = require('laurel/client') as typeof import('../src/client');
+  const WS = (await import('ws')).default as unknown as import('../src/client').WebSocketConstructor;
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  await board(s, { key: 'top', name: 'Top', rankBy: 'metric', metricId: m!.id, maxParticipants: 10, start: '2026-03-01', status: 'active' });
+  const laurel = new Laurel({ apiKey: s.adminKey, baseUrl: s.url });
+
+  // Against the server: a user's update and a board's view.
+  const live = laurel.live({ WebSocket: WS });
+  t.teardown(() => live.close());
+  const got: { type: string; [k: string]: any }[] = [];
+  /** The first message that matches, polled for up to 10 s (a guard, not a speed). */
+  const arrived = async (pred: (m: any) => boolean) => {
+    for (let i = 0; i < 1000; i++) {
+      const found = got.find(pred);
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no matching message; got ${JSON.stringify(got.slice(-3))}`);
+  };
+  live.subscribe('user:u1', (msg) => got.push(msg));
+  live.subscribe('leaderboard:top', (msg) => got.push(msg), { top: 3 });
+  await arrived((x) => x.type === 'leaderboard');
+  // Messages are answered in order: once the board's first view is here, both subscriptions are acknowledged.
+  await s.event('m', { user: { id: 'u1' }, value: 7 });
+  t.match(await arrived((x) => x.type === 'metric.changed'), { subscription: 'user:u1', seq: 1, total: 7 });
+  t.same(ranks((await arrived((x) => x.type === 'leaderboard' && x.leaderboard.rankings.length === 1)).leaderboard.rankings), ['1:u1:7']);
+
+  // A scripted server: a gap makes the client fetch the REST view; a close (1012) makes it reconnect and subscribe again.
+  const sockets: FakeSocket[] = [];
+  class FakeSocket {
+    readyState = 0;
+    sent: any[] = [];
+    onopen: ((ev: unknown) => void) | null = null;
+    onmessage: ((ev: { data: unknown }) => void) | null = null;
+    onclose: ((ev: { code: number; reason: string }) => void) | null = null;
+    onerror: ((ev: unknown) => void) | null = null;
+    constructor(readonly url: string) {
+      sockets.push(this);
+      queueMicrotask(() => {
+        this.readyState = 1;
+        this.onopen?.({});
+      });
+    }
+    send(data: string) {
+      this.sent.push(JSON.parse(data));
+    }
+    close() {}
+    serve(msg: unknown) {
+      this.onmessage?.({ data: JSON.stringify(msg) });
+    }
+    drop(code: number) {
+      this.readyState = 3;
+      this.onclose?.({ code, reason: 'Server restarting: reconnect' });
+    }
+  }
+  const statuses: unknown[] = [];
+  const scripted = laurel.live({ WebSocket: FakeSocket, minDelayMs: 1, maxDelayMs: 5 });
+  t.teardown(() => scripted.close());
+  scripted.onStatus((st) => statuses.push(st));
+  const seen: any[] = [];
+  scripted.subscribe('user:u1', (msg) => seen.push(msg));
+  const waitFor = async (pred: () => boolean) => {
+    for (let i = 0; i < 1000 && !pred(); i++) await new Promise((r) => setTimeout(r, 5));
+    return pred();
+  };
+  t.ok(await waitFor(() => sockets[0]?.sent.length === 1));
+  t.match(sockets[0]!.url, /\/v1\/live\?token=lt1\./, 'connected with a minted token');
+  t.same(sockets[0]!.sent, [{ subscribe: 'user:u1' }]);
+  sockets[0]!.serve({ subscribed: 'user:u1', seq: 0 });
+  sockets[0]!.serve({ subscription: 'user:u1', seq: 1, type: 'metric.changed', total: 7 });
+  sockets[0]!.serve({ subscription: 'user:u1', seq: 3, type: 'metric.changed', total: 9 });
+  t.ok(await waitFor(() => seen.some((x) => x.type === 'resync')), 'a gap fetches the REST view');
+  t.match(seen.find((x) => x.type === 'resync'), { subscription: 'user:u1', metrics: [{ key: 'm', current: 7 }] });
+
+  sockets[0]!.drop(1012);
+  t.ok(await waitFor(() => sockets.length === 2 && sockets[1]!.sent.length === 1), 'reconnected');
+  t.same(sockets[1]!.sent, [{ subscribe: 'user:u1' }], 'and subscribed again');
+  t.match(statuses, [{ state: 'open' }, { state: 'closed', code: 1012, retryInMs: Number }, { state: 'open' }]);
+  const resyncs = seen.filter((x) => x.type === 'resync').length;
+  sockets[1]!.serve({ subscribed: 'user:u1', seq: 0 });
+  t.ok(await waitFor(() => seen.filter((x) => x.type === 'resync').length === resyncs + 1), 'what was missed while away is fetched');
+});
