@@ -53,13 +53,26 @@ export class StreamFeed {
           this.setReady();
           failures = 0;
         }
-        // A timeout keeps the loop able to notice a silent connection loss.
-        const res = (await this.conn.xread('COUNT', 1000, 'BLOCK', 10_000, 'STREAMS', this.stream, this.last)) as [string, Entry[]][] | null;
+        // A timeout keeps the loop able to notice a silent connection loss. The
+        // stream's info rides along (pipelined: no round trip of its own) to
+        // tell whether the flusher deleted records this reader had not read.
+        const before = this.last;
+        const [[readErr, res], [, info]] = (await this.conn
+          .pipeline()
+          .xread('COUNT', 1000, 'BLOCK', 10_000, 'STREAMS', this.stream, before)
+          .xinfo('STREAM', this.stream)
+          .exec()) as [[Error | null, [string, Entry[]][] | null], [Error | null, unknown[] | undefined]];
+        if (readErr) throw readErr;
         if (this.stopped) break;
         const entries = res?.[0]?.[1];
-        if (!entries?.length) continue;
-        this.last = entries[entries.length - 1]![0];
-        this.onRecords(entries.map(([, f]) => toRecord(f)));
+        if (entries?.length) {
+          this.last = entries[entries.length - 1]![0];
+          this.onRecords(entries.map(([, f]) => toRecord(f)));
+        }
+        // Deleted past what we had read: the flusher got there first (this
+        // process stalled), so some records may never have reached us.
+        // Conservative: a resync too many costs one REST read.
+        if (info && idAfter(field(info, 'max-deleted-entry-id'), before)) this.onGap();
       } catch (err) {
         if (this.stopped) break;
         failures++;
@@ -73,9 +86,10 @@ export class StreamFeed {
     }
   }
 
+  /** The stream's last id ever (not only of what is left: nothing deleted lies beyond it); 0-0 for a stream not made yet. */
   private async newest(): Promise<string> {
-    const top = (await this.conn!.xrevrange(this.stream, '+', '-', 'COUNT', 1)) as Entry[];
-    return top[0]?.[0] ?? '0-0';
+    const info = (await this.conn!.xinfo('STREAM', this.stream).catch(() => null)) as unknown[] | null;
+    return (info && field(info, 'last-generated-id')) || '0-0';
   }
 
   async stop(): Promise<void> {
@@ -83,6 +97,19 @@ export class StreamFeed {
     this.conn?.disconnect();
     await this.done;
   }
+}
+
+function field(info: unknown[], name: string): string | undefined {
+  const i = info.indexOf(name);
+  return i < 0 ? undefined : String(info[i + 1]);
+}
+
+/** Whether stream id `a` comes after `b` (ids are `<ms>-<seq>`). */
+export function idAfter(a: string | undefined, b: string): boolean {
+  if (!a) return false;
+  const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bm, bs] = b.split('-').map(BigInt) as [bigint, bigint];
+  return am > bm || (am === bm && as > bs);
 }
 
 function toRecord(fields: string[]): ChangeRecord {
