@@ -1,5 +1,7 @@
 import t from 'tap';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
 import { startServer, TestServer } from './helpers/harness';
 import { processDeployment, spawnServer } from './helpers/process';
 import { contiguous, liveUrl, openLive } from './helpers/live-client';
@@ -130,6 +132,7 @@ t.test('a leaderboard view updates when someone below overtakes, at most LIVE_BO
   await ws.next((m) => m.subscribed === 'leaderboard:top');
   const first = await ws.next((m) => m.type === 'leaderboard');
   t.match(first, { subscription: 'leaderboard:top', seq: 1, leaderboard: { key: 'top', status: 'active' } }, 'the current view comes first');
+  t.ok(ws.messages.findIndex((m) => m.subscribed === 'leaderboard:top') < ws.messages.indexOf(first), 'after the acknowledgement');
   t.same(ranks(first.leaderboard.rankings), ['1:ann:30', '2:bob:20']);
   t.same(ranks(first.around), ['2:bob:20', '3:cat:10']);
   t.equal(first.leaderboard.rankings[0].userName, 'ann');
@@ -339,4 +342,31 @@ t.test('laurel/client live(): updates, gap then resync, reconnect with resubscri
   const resyncs = seen.filter((x) => x.type === 'resync').length;
   sockets[1]!.serve({ subscribed: 'user:u1', seq: 0 });
   t.ok(await waitFor(() => seen.filter((x) => x.type === 'resync').length === resyncs + 1), 'what was missed while away is fetched');
+});
+
+t.test("the README's page: the compiled client alone (no require, no key), a token from the backend, a live board", async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  await board(s, { key: 'weekly', name: 'Weekly', rankBy: 'metric', metricId: m!.id, maxParticipants: 10, start: '2026-03-01', status: 'active' });
+  await s.event('m', { user: { id: 'ann', name: 'Ann' }, value: 3 });
+  // What a browser has: the globals, and the file as served. The backend mints a token for its signed-in user.
+  const page = vm.createContext({ exports: {}, WebSocket: (await import('ws')).default, fetch, setTimeout, clearTimeout, URLSearchParams });
+  vm.runInContext(readFileSync(require.resolve('laurel/client'), 'utf8'), page);
+  const backend = async () => (await s.call('POST', '/v1/live/tokens', { body: { userId: 'bob' } })).body.token as string;
+  const shown: string[][] = [];
+  const { Laurel: PageLaurel } = page.exports as typeof import('../src/client');
+  const live = new PageLaurel({ apiKey: '', baseUrl: s.url }).live({ token: backend });
+  t.teardown(() => live.close());
+  live.subscribe('leaderboard:weekly', (msg) => {
+    if (msg.type === 'leaderboard') shown.push(ranks(msg.leaderboard.rankings));
+  }, { top: 10 });
+  const waitFor = async (pred: () => boolean) => {
+    for (let i = 0; i < 1000 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
+    return pred();
+  };
+  t.ok(await waitFor(() => shown.length === 1), 'the current board');
+  t.same(shown[0], ['1:ann:3']);
+  await s.event('m', { user: { id: 'bob' }, value: 5 });
+  t.ok(await waitFor(() => shown.length === 2), 'updated live');
+  t.same(shown[1], ['1:bob:5', '2:ann:3']);
 });

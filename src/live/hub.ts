@@ -160,8 +160,6 @@ export class LiveHub {
       if (!set) t.boards.set(board.slot, (set = new Set()));
       set.add(bs);
       sub = bs;
-      // The current view follows the acknowledgement at once.
-      queueMicrotask(() => this.boardChanged(t, bs));
     } else {
       sub = { conn, name, seq: 0 };
       let set = t.users.get(id);
@@ -173,6 +171,13 @@ export class LiveHub {
     // Acknowledged once the feed reads the stream: every change after the acknowledgement arrives.
     await t.feed.ready;
     return { subscribed: name, seq: 0 };
+  }
+
+  /** Once the acknowledgement is sent: a board's current view follows it at once. */
+  acknowledged(conn: Conn, name: string): void {
+    const sub = conn.subs?.get(name);
+    const t = this.tenants.get(conn.tenant.slot);
+    if (sub && t && 'spec' in sub) this.boardChanged(t, sub as BoardSub);
   }
 
   unsubscribe(conn: Conn, name: string): Record<string, unknown> {

@@ -93,7 +93,9 @@ export function registerLive(app: uWS.TemplatedApp, ctx: Ctx, hub: LiveHub, toke
       const text = isBinary ? null : Buffer.from(data).toString('utf8');
       d.chain = d.chain.then(() => handleMessage(hub, conn, text)).then((answer) => {
         // Never write to a closed socket.
-        if (!conn.closed) ws.send(JSON.stringify(answer), false);
+        if (conn.closed) return;
+        ws.send(JSON.stringify(answer), false);
+        if (typeof answer.subscribed === 'string') hub.acknowledged(conn, answer.subscribed);
       });
     },
 
