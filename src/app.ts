@@ -9,7 +9,7 @@ import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { reportFlusherLag, webhookDeliveries } from './metrics';
+import { reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
@@ -139,6 +139,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   // Live updates: tokens any process can check, and this process's WebSocket connections.
   const tokens = roles.http ? new LiveTokens(await tokenSecret(config.live.tokenSecret, redis, keys.liveTokenSecret), config.live.tokenTtlMs) : null;
   const hub = roles.http ? new LiveHub(ctx, config.live) : null;
+  if (hub) reportLive(() => hub.stats());
   const routes: Route[] = roles.http
     ? [
         ...healthRoutes(ctx, flusher),

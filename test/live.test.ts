@@ -91,6 +91,26 @@ t.test('tokens: scoped, short-lived, checked against the clock', async (t) => {
   t.match(await refusal(openLive(liveUrl(s.url, minted.body.token))), { status: 401, error: /expired/ }, 'an expired token is refused');
 });
 
+t.test('connections per key are limited (LIVE_MAX_CONNECTIONS_PER_KEY); tokens minted for a user count apart', async (t) => {
+  const s = await startServer(t, { LIVE_MAX_CONNECTIONS_PER_KEY: '2' });
+  const url = liveUrl(s.url);
+  const admin = { 'X-API-KEY': s.adminKey };
+  const first = await openLive(url, admin);
+  const second = await openLive(url, admin);
+  t.teardown(() => second.close());
+  t.match(await refusal(openLive(url, admin)), { status: 429, error: /LIVE_MAX_CONNECTIONS_PER_KEY/ }, 'the third is refused, with a reason');
+  const forUser = async () => openLive(liveUrl(s.url, (await s.call('POST', '/v1/live/tokens', { body: { userId: 'u1' } })).body.token));
+  const mine = await Promise.all([forUser(), forUser()]);
+  t.teardown(() => mine.forEach((ws) => ws.close()));
+  t.match(await refusal(forUser()), { status: 429 }, "a user's tokens have their own count");
+  first.close();
+  await first.closed;
+  for (let i = 0; i < 500 && s.app.live!.stats().connections > 4; i++) await new Promise((r) => setTimeout(r, 10));
+  const again = await openLive(url, admin);
+  t.teardown(() => again.close());
+  t.pass('a closed connection frees its place');
+});
+
 t.test("a user's changes: metric totals, points, achievements, streak and ranks, numbered", async (t) => {
   const s = await startServer(t);
   const { m } = await s.metrics(['m']);

@@ -7,6 +7,7 @@ import type { LiveSubscribe } from '../api/wire/live';
 import { StreamFeed } from './feed';
 import { recordBoards, recordUser, userChanges } from './messages';
 import { BoardViewSpec, readBoardView, watchable } from './board-view';
+import { liveDropped, liveSlowClosed } from '../metrics';
 
 /** Close codes a client should know (documented in the README). */
 export const CLOSE_RESTART = 1012;
@@ -358,8 +359,10 @@ export class LiveHub {
       return true;
     }
     this.droppedTotal++;
+    liveDropped.inc();
     if (++conn.dropped >= this.cfg.maxDropped) {
       this.slowClosed++;
+      liveSlowClosed.inc();
       this.release(conn);
       s.close(CLOSE_SLOW, `Too slow: more than ${this.cfg.maxBufferBytes} bytes unread`);
     }

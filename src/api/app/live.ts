@@ -30,6 +30,8 @@ export function liveRoutes(ctx: Ctx, tokens: LiveTokens): Route[] {
         const scope = scopeOf(principal, tenant, req.apiKey);
         if (body.userId !== undefined) {
           if (scope.userId !== null && scope.userId !== body.userId) throw forbidden('This API key is scoped to another user');
+          // An admin key minting for its users' browsers: each user's connections count apart (else all of them would share one key's limit).
+          if (scope.userId === null) scope.keyName = `${scope.keyName}/${body.userId}`;
           scope.userId = body.userId;
         }
         const { token, expiresAt } = tokens.mint(scope, ctx.clock.now());
