@@ -1,4 +1,4 @@
-import { spawn, ChildProcess } from 'node:child_process';
+import { fork, spawn, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -39,6 +39,9 @@ export interface LiveFigures {
   p50: number;
   p99: number;
   max: number;
+  /** The events' own round trips (request to response), for scale: the same machine serves both. */
+  eventP50: number;
+  eventP99: number;
 }
 
 /** Resident memory of a process (bytes, from /proc). */
@@ -67,6 +70,45 @@ async function openMany(n: number, batch: number, make: (i: number) => Promise<W
   return out;
 }
 
+/** Wall-clock time in ms with sub-ms precision, comparable between processes of one host. */
+const wall = () => performance.timeOrigin + performance.now();
+
+/**
+ * The subscribers, in a process of their own (so the load generator's work
+ * does not delay their receipts): they open their connections, then note
+ * when each event's update arrives, and hand those times over when asked.
+ */
+async function subscriberProcess(): Promise<void> {
+  const arrived = new Map<string, number>();
+  process.on('message', async (m: { open?: { url: string; key: string; n: number }; report?: boolean }) => {
+    if (m.open) {
+      const { url, key, n } = m.open;
+      await openMany(n, 250, (i) => open(url, key, `user:live-${i}`, (text) => {
+        const id = /"eventId":"([^"]+)"/.exec(text);
+        if (id && text.includes('"metric.changed"')) arrived.set(id[1]!, wall());
+      }));
+      process.send!({ ready: true });
+    } else if (m.report) {
+      process.send!({ arrived: [...arrived] }, () => process.exit(0));
+    } else {
+      arrived.clear();
+      process.send!({ cleared: true });
+    }
+  });
+}
+
+function ask<T>(child: ChildProcess, msg: unknown, key: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: Record<string, unknown>) => {
+      if (!(key in m)) return;
+      child.off('message', on);
+      resolve(m[key] as T);
+    };
+    child.on('message', on);
+    child.send(msg as object);
+  });
+}
+
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]! : NaN);
 
 export async function liveBench(o: LiveBenchOptions): Promise<LiveFigures> {
@@ -92,29 +134,33 @@ export async function liveBench(o: LiveBenchOptions): Promise<LiveFigures> {
   await sleep(2000);
   const bytesPerIdle = (rss(o.pid) - before) / Math.max(1, o.idle);
 
-  // Fan-out latency: from the event's response (here) to its update at the subscriber (here too).
+  // Fan-out latency: from the event's response (here) to its update at a subscriber (in another process).
+  const subscribers = fork(__filename, ['--subscribers'], { stdio: 'inherit' });
+  await ask(subscribers, { open: { url: o.url, key: o.adminKey, n: o.subscribers } }, 'ready');
   const answered = new Map<string, number>();
-  const arrived = new Map<string, number>();
-  const onMessage = (text: string) => {
-    const m = /"eventId":"([^"]+)"/.exec(text);
-    if (m && text.includes('"metric.changed"')) arrived.set(m[1]!, performance.now());
-  };
-  const subs = await openMany(o.subscribers, 250, (i) => open(o.url, o.adminKey, `user:live-${i}`, onMessage));
-  // A warm-up second: each user's first event creates the user.
+  // A warm-up: each user's first event creates the user.
   await Promise.all(Array.from({ length: o.subscribers }, (_, i) => event(`live-${i}`)));
-  arrived.clear();
+  await sleep(500);
+  await ask(subscribers, { clear: true }, 'cleared');
   const total = Math.round(o.rate * o.seconds);
   const started = performance.now();
   const pending: Promise<void>[] = [];
+  const roundTrips: number[] = [];
   for (let k = 0; k < total; k++) {
     // Paced: event k leaves at k / rate seconds.
     const due = started + (k * 1000) / o.rate;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
-    pending.push(event(`live-${k % o.subscribers}`).then((id) => void answered.set(id, performance.now()), () => undefined));
+    const sent = wall();
+    pending.push(event(`live-${k % o.subscribers}`).then((id) => {
+      const at = wall();
+      answered.set(id, at);
+      roundTrips.push(at - sent);
+    }, () => undefined));
   }
   await Promise.all(pending);
   await sleep(1000);
+  const arrived = new Map(await ask<[string, number][]>(subscribers, { report: true }, 'arrived'));
   const latencies: number[] = [];
   for (const [id, t0] of answered) {
     const t1 = arrived.get(id);
@@ -122,12 +168,14 @@ export async function liveBench(o: LiveBenchOptions): Promise<LiveFigures> {
     if (t1 !== undefined) latencies.push(Math.max(0, t1 - t0));
   }
   latencies.sort((a, b) => a - b);
-  for (const ws of [...idle, ...subs]) ws.terminate();
+  roundTrips.sort((a, b) => a - b);
+  for (const ws of idle) ws.terminate();
   agent.destroy();
   const round = (x: number) => Math.round(x * 100) / 100;
   return {
     idle: o.idle, bytesPerIdle: Math.round(bytesPerIdle), subscribers: o.subscribers, rate: o.rate, events: answered.size, received: latencies.length,
     p50: round(pct(latencies, 50)), p99: round(pct(latencies, 99)), max: round(latencies.at(-1) ?? NaN),
+    eventP50: round(pct(roundTrips, 50)), eventP99: round(pct(roundTrips, 99)),
   };
 }
 
@@ -136,6 +184,7 @@ export function liveRows(f: LiveFigures): string[] {
   return [
     `| live: server memory per idle connection (${f.idle} connections, one user subscription each; RSS growth) | ${(f.bytesPerIdle / 1024).toFixed(1)} KiB |`,
     `| live: event response to subscriber, ${f.subscribers} subscribers, ${f.rate} events/s (${f.received} of ${f.events} received): p50 / p99 / max | ${f.p50} / ${f.p99} / ${f.max} ms |`,
+    `| live: those events' own round trips (request to response), p50 / p99 | ${f.eventP50} / ${f.eventP99} ms |`,
   ];
 }
 
@@ -188,7 +237,9 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) {
+if (require.main === module && process.argv.includes('--subscribers')) {
+  void subscriberProcess();
+} else if (require.main === module) {
   main().catch((err) => {
     process.stderr.write(`bench failed: ${(err as Error).stack}\n`);
     process.exit(1);
