@@ -107,11 +107,17 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     },
   };
 
+  // Created with the routes below (HTTP role); told of configuration changes.
+  let liveHub: LiveHub | null = null;
   await sub.subscribe(keys.channel);
   sub.on('message', (_channel: string, msg: string) => {
     if (msg.startsWith('key:')) auth.forget(msg.slice(4));
     else if (msg === 'tenants') tenants.forget();
-    else if (msg.startsWith('config:')) configs.forget(Number(msg.slice(7)));
+    else if (msg.startsWith('config:')) {
+      configs.forget(Number(msg.slice(7)));
+      // A board watched live may have been deactivated, deleted or changed: its views are read again.
+      liveHub?.configChanged(Number(msg.slice(7)));
+    }
   });
 
   await ensureAdminKey(db, config, clock, log);
@@ -139,6 +145,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   // Live updates: tokens any process can check, and this process's WebSocket connections.
   const tokens = roles.http ? new LiveTokens(await tokenSecret(config.live.tokenSecret, redis, keys.liveTokenSecret), config.live.tokenTtlMs) : null;
   const hub = roles.http ? new LiveHub(ctx, config.live) : null;
+  liveHub = hub;
   if (hub) reportLive(() => hub.stats());
   const routes: Route[] = roles.http
     ? [

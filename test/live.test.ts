@@ -2,6 +2,8 @@ import t from 'tap';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
+import typia from 'typia';
+import type { LiveServerMessage } from '../src/api/wire/live';
 import { startServer, TestServer } from './helpers/harness';
 import { processDeployment, spawnServer } from './helpers/process';
 import { contiguous, liveUrl, openLive } from './helpers/live-client';
@@ -19,6 +21,8 @@ async function appKey(s: TestServer, userId: string, tenant?: string): Promise<s
 }
 
 const refusal = (p: Promise<unknown>) => p.then(() => null, (err: { status?: number; body?: { error?: string } }) => ({ status: err.status, error: err.body?.error }));
+/** Every message is what /openapi.json's `x-laurel-live` says the server sends. */
+const described = (messages: unknown[]) => messages.map((m) => typia.validate<LiveServerMessage>(m)).filter((r) => !r.success).map((r) => (r as { errors: unknown }).errors);
 const ranks = (rankings: { userId: string; rank: number; value: number }[]) => rankings.map((r) => `${r.rank}:${r.userId}:${r.value}`);
 
 t.test('who may connect and subscribe to what', async (t) => {
@@ -63,6 +67,9 @@ t.test('who may connect and subscribe to what', async (t) => {
 
   a.send({ unsubscribe: 'user:alice' });
   t.same(await a.next((m) => m.unsubscribed === 'user:alice'), { unsubscribed: 'user:alice' });
+  a.send({ unsubscribe: 'user:alice' });
+  t.match(await a.next((m) => m.unsubscribe === 'user:alice'), { error: /Not subscribed/ });
+  t.same(described([...a.messages, ...admin.messages]), [], 'every message as described');
 });
 
 t.test('tokens: scoped, short-lived, checked against the clock', async (t) => {
@@ -137,12 +144,13 @@ t.test("a user's changes: metric totals, points, achievements, streak and ranks,
   t.match(byType['achievement.completed'], { achievement: { key: 'five' } });
   t.match(byType['streak.started'], { streak: { length: 1, frequency: 'daily' } });
   t.match(byType['leaderboard.rank_changed'], { leaderboard: { key: 'top', rank: 1, previousRank: null, value: 5 } });
+  t.same(described(ws.messages), [], 'every message as described');
 });
 
 t.test('a leaderboard view updates when someone below overtakes, at most LIVE_BOARD_RATE times a second', async (t) => {
   const s = await startServer(t, { LIVE_BOARD_RATE: '2' });
   const { m } = await s.metrics(['m']);
-  await board(s, { key: 'top', name: 'Top', rankBy: 'metric', metricId: m!.id, maxParticipants: 100, start: '2026-03-01', status: 'active' });
+  const top = await board(s, { key: 'top', name: 'Top', rankBy: 'metric', metricId: m!.id, maxParticipants: 100, start: '2026-03-01', status: 'active' });
   for (const [id, v] of [['ann', 30], ['bob', 20], ['cat', 10]] as const) await s.event('m', { user: { id, name: id }, value: v });
 
   const app = await appKey(s, 'cat');
@@ -176,7 +184,13 @@ t.test('a leaderboard view updates when someone below overtakes, at most LIVE_BO
   t.ok(sent >= 2, 'coalesced, not held back: views kept coming during the burst');
   t.same(ranks(last.leaderboard.rankings), ['1:bob:1020', `2:cat:${cat}`]);
   t.ok(contiguous(ws.of('leaderboard:top').map((m) => m.seq)));
+  t.same(described(ws.messages), [], 'every message as described');
   t.ok(ws.of('leaderboard:top').every((m, i, all) => i === 0 || JSON.stringify(m.leaderboard) !== JSON.stringify(all[i - 1]!.leaderboard) || JSON.stringify(m.around) !== JSON.stringify(all[i - 1]!.around)), 'an unchanged view is not sent again');
+
+  // The board deactivated: its subscribers are told (the subscription stays for when it returns).
+  t.equal((await s.call('PATCH', '/admin/v1/leaderboards', { body: [{ id: top.id, status: 'inactive' }] })).status, 200);
+  t.match(await ws.next((m) => m.type === 'leaderboard.unavailable'), { subscription: 'leaderboard:top', error: /not found/ });
+  t.same(described(ws.messages), []);
 });
 
 t.test('a slow reader: updates dropped (a gap in seq), then closed; fast readers keep receiving', async (t) => {

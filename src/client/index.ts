@@ -13,7 +13,7 @@ import type {
   AdminWebhook, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields, WebhookWithSecret,
 } from '../api/wire/admin';
 
-import type { LiveAround, LiveBoardUpdate, LiveToken, LiveTokenBody, LiveUserUpdate } from '../api/wire/live';
+import type { LiveAround, LiveBoardUnavailable, LiveBoardUpdate, LiveToken, LiveTokenBody, LiveUserUpdate } from '../api/wire/live';
 
 export type * from '../api/wire/app';
 export type * from '../api/wire/admin';
@@ -326,6 +326,7 @@ export interface SubscribeParams {
 export type LiveMessage =
   | LiveUserUpdate
   | LiveBoardUpdate
+  | LiveBoardUnavailable
   /** After a gap or a reconnect: the REST view (fields as `resync` returned them). */
   | { type: 'resync'; subscription: string; [field: string]: unknown }
   /** The server refused the subscription (it stays registered until unsubscribed, and is tried again on reconnect). */

@@ -174,6 +174,12 @@ export class LiveHub {
     return { subscribed: name, seq: 0 };
   }
 
+  /** A tenant's configuration changed: every board view of it is read again (sent if it changed, or `leaderboard.unavailable` if the board went away). */
+  configChanged(slot: number): void {
+    const t = this.tenants.get(slot);
+    if (t) for (const set of t.boards.values()) for (const bs of set) this.boardChanged(t, bs);
+  }
+
   /** Once the acknowledgement is sent: a board's current view follows it at once. */
   acknowledged(conn: Conn, name: string): void {
     const sub = conn.subs?.get(name);

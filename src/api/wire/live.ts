@@ -57,10 +57,11 @@ export interface LiveUnsubscribed {
   unsubscribed: string;
 }
 
-/** A refused message (the connection stays open); `subscribe` names what was refused, when it was a subscription. */
+/** A refused message (the connection stays open); `subscribe` or `unsubscribe` names what was refused. */
 export interface LiveRefused {
   error: string;
   subscribe?: string;
+  unsubscribe?: string;
 }
 
 /** Kinds of change sent to a `user:` subscription; they follow the webhook event types of the same name, plus `metric.changed`. */
@@ -107,5 +108,13 @@ export interface LiveBoardUpdate {
   around?: Ranking[];
 }
 
+/** The watched board is gone (deleted, deactivated, broken down); the subscription stays, and views resume if it comes back. */
+export interface LiveBoardUnavailable {
+  subscription: string;
+  seq: Seq;
+  type: 'leaderboard.unavailable';
+  error: string;
+}
+
 /** What the server sends: one JSON object per text message. */
-export type LiveServerMessage = LiveSubscribed | LiveUnsubscribed | LiveRefused | LiveUserUpdate | LiveBoardUpdate;
+export type LiveServerMessage = LiveSubscribed | LiveUnsubscribed | LiveRefused | LiveUserUpdate | LiveBoardUpdate | LiveBoardUnavailable;
