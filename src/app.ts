@@ -9,7 +9,7 @@ import { Keys } from './redis/keys';
 import { Scripts } from './redis/scripts';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { reportDeadLetters, reportFlusherLag, webhookDeliveries } from './metrics';
+import { reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
@@ -49,6 +49,10 @@ import { userEventsRoutes } from './api/admin/user-events';
 import { consoleRoutes } from './api/console';
 import { batchEventRoutes } from './api/admin/batch-events';
 import { BatchQueue } from './batches/queue';
+import { liveRoutes } from './api/app/live';
+import { LiveHub, LiveStats } from './live/hub';
+import { LIVE_PATH, registerLive } from './live/server';
+import { LiveTokens, tokenSecret } from './live/tokens';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -84,6 +88,8 @@ export interface App {
   webhooks: WebhookDispatcher;
   /** Batches of events (`POST /admin/v1/metrics/events`); applied only with the `background` role. */
   batches: BatchQueue;
+  /** Live connections of this process (null without the `http` role). */
+  live: { stats(): LiveStats } | null;
   readonly closed: boolean;
   close(): Promise<void>;
 }
@@ -122,11 +128,17 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     },
   };
 
+  // Created with the routes below (HTTP role); told of configuration changes.
+  let liveHub: LiveHub | null = null;
   await sub.subscribe(keys.channel);
   sub.on('message', (_channel: string, msg: string) => {
     if (msg.startsWith('key:')) auth.forget(msg.slice(4));
     else if (msg === 'tenants') tenants.forget();
-    else if (msg.startsWith('config:')) configs.forget(Number(msg.slice(7)));
+    else if (msg.startsWith('config:')) {
+      configs.forget(Number(msg.slice(7)));
+      // A board watched live may have been deactivated, deleted or changed: its views are read again.
+      liveHub?.configChanged(Number(msg.slice(7)));
+    }
   });
 
   await ensureAdminKey(db, config, clock, log);
@@ -156,6 +168,11 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const scheduler = new Scheduler(ctx, config.schedulerIntervalMs);
   // Accepted batches of events: queued by any HTTP process, applied by the background one.
   const batches = new BatchQueue(ctx, 100, config.flushClaimMs);
+  // Live updates: tokens any process can check, and this process's WebSocket connections.
+  const tokens = roles.http ? new LiveTokens(await tokenSecret(config.live.tokenSecret, redis, keys.liveTokenSecret), config.live.tokenTtlMs) : null;
+  const hub = roles.http ? new LiveHub(ctx, config.live) : null;
+  liveHub = hub;
+  if (hub) reportLive(() => hub.stats());
   const routes: Route[] = roles.http
     ? [
         ...healthRoutes(ctx, flusher, deadLetters),
@@ -183,11 +200,19 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...adminUserRoutes(ctx),
         ...userEventsRoutes(ctx),
         ...analyticsRoutes(ctx),
+        ...liveRoutes(ctx, tokens!),
         ...openApiRoutes(),
         ...consoleRoutes(),
       ]
     : [];
-  const http = roles.http ? createHttpServer(routes, { maxBodyBytes: config.maxBodyBytes, log }) : null;
+  const http = roles.http
+    ? createHttpServer(routes, {
+        maxBodyBytes: config.maxBodyBytes,
+        log,
+        extend: (uws) => registerLive(uws, ctx, hub!, tokens!),
+        upgradeOnly: [LIVE_PATH],
+      })
+    : null;
   const port = http ? await http.listen(config.host, config.port, sharedPort) : 0;
   if (roles.background) {
     flusher.start();
@@ -205,7 +230,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     ctx,
     port,
     roles,
-    routes: routes.map(({ method, pattern }) => ({ method, pattern })),
+    // The WebSocket endpoint is a GET route too (an upgrade), described in /openapi.json with the others.
+    routes: [...routes.map(({ method, pattern }) => ({ method, pattern })), ...(hub ? [{ method: 'get' as const, pattern: LIVE_PATH }] : [])],
+    live: hub,
     flusher,
     scheduler,
     webhooks,
@@ -218,6 +245,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       closed = true;
       stopLagReport();
       stopDeadLetterReport();
+      // Live clients first, with a close code telling them to reconnect (closing the HTTP server would just cut them).
+      await hub?.close();
       await http?.close(8_000);
       await scheduler.stop();
       await batches.stop();

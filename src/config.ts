@@ -43,6 +43,26 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookPollMs: number;
   webhookRetentionDays: number;
+  /** Live updates (`GET /v1/live`): see src/live. */
+  live: LiveConfig;
+}
+
+export interface LiveConfig {
+  /** Signs live tokens; unset: a secret made once and kept in Redis. */
+  tokenSecret: string | undefined;
+  tokenTtlMs: number;
+  /** Views sent per second at most, per leaderboard subscription. */
+  boardRate: number;
+  /** Open live connections per API key, per process. */
+  maxConnectionsPerKey: number;
+  /** Subscriptions per connection. */
+  maxSubscriptions: number;
+  /** Unsent bytes past which a connection's messages are dropped (the gap shows in `seq`). */
+  maxBufferBytes: number;
+  /** Messages dropped in a row after which a slow connection is closed (4008). */
+  maxDropped: number;
+  /** Seconds without traffic before a connection is closed; pings are sent before that. */
+  idleTimeoutSeconds: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -86,6 +106,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: intVar(env, 'WEBHOOK_RETRY_BASE_MS', 60_000, 1, 86_400_000),
     webhookPollMs: intVar(env, 'WEBHOOK_POLL_MS', 1000, 10, 3_600_000),
     webhookRetentionDays: intVar(env, 'WEBHOOK_RETENTION_DAYS', 7, 1, 3650),
+    live: {
+      tokenSecret: env.LIVE_TOKEN_SECRET || undefined,
+      tokenTtlMs: intVar(env, 'LIVE_TOKEN_TTL_SECONDS', 300, 10, 86_400) * 1000,
+      boardRate: numberVar(env, 'LIVE_BOARD_RATE', 4, 0.01, 1000),
+      maxConnectionsPerKey: intVar(env, 'LIVE_MAX_CONNECTIONS_PER_KEY', 10_000, 1, 1_000_000),
+      maxSubscriptions: intVar(env, 'LIVE_MAX_SUBSCRIPTIONS', 100, 1, 10_000),
+      maxBufferBytes: intVar(env, 'LIVE_MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxDropped: intVar(env, 'LIVE_MAX_DROPPED', 100, 1, 1_000_000),
+      // uWS closes at the idle timeout and pings before it; it allows 8 s at least.
+      idleTimeoutSeconds: intVar(env, 'LIVE_IDLE_TIMEOUT_SECONDS', 60, 8, 960),
+    },
   };
 }
 
@@ -98,6 +129,14 @@ function rateLimitVars(env: NodeJS.ProcessEnv): Config['rateLimit'] {
   }
   if (perSecond === 0) return null;
   return { perSecond, burst: intVar(env, 'RATE_LIMIT_BURST', defaultBurst(perSecond), 1, 1_000_000) };
+}
+
+function numberVar(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${name} must be a number from ${min} to ${max} (got "${raw}")`);
+  return n;
 }
 
 function boolVar(env: NodeJS.ProcessEnv, name: string): boolean {

@@ -262,3 +262,40 @@ export function reportDeadLetters(source: () => Promise<number>): () => void {
     if (deadLetterSource === source) deadLetterSource = null;
   };
 }
+
+/** Live updates: messages not sent to slow clients (updates dropped, views held back), and slow clients closed (4008). */
+export const liveDropped = new Counter({
+  name: 'laurel_live_dropped_total',
+  help: 'Live messages not sent because the client was not reading (updates dropped, views held back until it caught up)',
+  registers: [registry],
+});
+export const liveSlowClosed = new Counter({
+  name: 'laurel_live_slow_closed_total',
+  help: 'Live connections closed for not reading (4008)',
+  registers: [registry],
+});
+liveDropped.inc(0);
+liveSlowClosed.inc(0);
+
+let liveSource: (() => { connections: number; subscriptions: number }) | null = null;
+new Gauge({
+  name: 'laurel_live_connections',
+  help: 'Open live WebSocket connections',
+  registers: [registry],
+  collect() {
+    if (liveSource) this.set(liveSource().connections);
+  },
+});
+new Gauge({
+  name: 'laurel_live_subscriptions',
+  help: 'Live subscriptions (users and leaderboards)',
+  registers: [registry],
+  collect() {
+    if (liveSource) this.set(liveSource().subscriptions);
+  },
+});
+
+/** Report this process's live connections on scrapes. */
+export function reportLive(source: () => { connections: number; subscriptions: number }): void {
+  liveSource = source;
+}

@@ -19,8 +19,11 @@ import type {
   RetentionSettings, RetentionSettingsResponse,
 } from '../api/wire/admin';
 
+import type { LiveAround, LiveBoardUnavailable, LiveBoardUpdate, LiveToken, LiveTokenBody, LiveUserUpdate } from '../api/wire/live';
+
 export type * from '../api/wire/app';
 export type * from '../api/wire/admin';
+export type * from '../api/wire/live';
 
 export interface LaurelOptions {
   /** The admin key, or an application key (Application API, its own user only). */
@@ -201,6 +204,32 @@ export class Laurel {
     return this.send('GET', '/openapi.json');
   }
 
+  readonly liveTokens = {
+    /** A short-lived token for the live WebSocket; with `userId` (admin keys), scoped to that user. */
+    create: (body: LiveTokenBody = {}): Promise<LiveToken> => this.send('POST', '/v1/live/tokens', { body }),
+  };
+
+  /**
+   * Live updates over one WebSocket (`GET /v1/live`), reconnecting with
+   * exponential backoff and jitter, subscriptions renewed on every new
+   * connection, and gaps healed: when a `seq` is missing (or after a
+   * reconnect) the subscription's REST view is fetched and emitted as a
+   * `resync` message. Node 20 has no global WebSocket: pass one (`ws`'s).
+   */
+  live(options: LiveOptions = {}): LiveConnection {
+    const token = options.token ?? (async () => (await this.liveTokens.create()).token);
+    const resync =
+      options.resync ??
+      (this.options.apiKey
+        ? async (name: string, params: SubscribeParams): Promise<Record<string, unknown>> => {
+            const [kind, id] = splitSubscription(name);
+            if (kind === 'user') return { metrics: await this.users.metrics(id) };
+            return { leaderboard: await this.leaderboards.get(id, { limit: params.top ?? 10 }) };
+          }
+        : null);
+    return new LiveConnection(this.base, token, resync, options);
+  }
+
   // ---- Admin API ----
 
   readonly admin = {
@@ -304,4 +333,223 @@ function queryString(query: Query | undefined): string {
   }
   const s = q.toString();
   return s ? `?${s}` : '';
+}
+
+// ---- Live updates ----
+
+/** The part of a WebSocket the client uses (the browser's, Node 22's global one, or `ws`'s). */
+export interface WebSocketLike {
+  /** 1 while open. */
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+export interface LiveOptions {
+  /** A WebSocket class; default the global one (browsers, Node 22+). */
+  WebSocket?: WebSocketConstructor;
+  /**
+   * Where tokens come from, one per connection. Default: `POST /v1/live/tokens`
+   * with this client's key. In a browser, ask your backend (which mints one,
+   * for the signed-in user, with the admin key) and give the client no key.
+   */
+  token?: () => Promise<string>;
+  /**
+   * The REST view that heals a gap in a user's updates (a board's views are
+   * whole: each heals its own). Default (with an API key): the user's
+   * metrics, `GET /v1/users/{id}/metrics`. Without a key and without this,
+   * the `resync` message carries no data: fetch what you show.
+   */
+  resync?: ((subscription: string, params: SubscribeParams) => Promise<Record<string, unknown>>) | null;
+  /** First reconnect delay and the most it grows to (ms); default 500 and 30,000. */
+  minDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export interface SubscribeParams {
+  /** Leaderboards: how many of the top (at most 100, default 10). */
+  top?: number;
+  /** Leaderboards: also the places around a user. */
+  around?: LiveAround;
+}
+
+/** What a subscription's listener receives. */
+export type LiveMessage =
+  | LiveUserUpdate
+  | LiveBoardUpdate
+  | LiveBoardUnavailable
+  /** After a gap or a reconnect: the REST view (fields as `resync` returned them). */
+  | { type: 'resync'; subscription: string; [field: string]: unknown }
+  /** The server refused the subscription (it stays registered until unsubscribed, and is tried again on reconnect). */
+  | { type: 'error'; subscription: string; error: string };
+
+export type LiveStatus = { state: 'open' } | { state: 'closed'; code: number; reason: string; retryInMs: number | null };
+
+interface LiveSub {
+  name: string;
+  params: SubscribeParams;
+  listener: (m: LiveMessage) => void;
+  /** The last sequence number seen (null: not acknowledged on this connection yet). */
+  seq: number | null;
+  /** Acknowledged on some earlier connection: a new one may have missed changes. */
+  known: boolean;
+}
+
+const isBoard = (sub: LiveSub) => sub.name.startsWith('leaderboard:');
+
+function splitSubscription(name: string): [string, string] {
+  const i = name.indexOf(':');
+  return [name.slice(0, i), name.slice(i + 1)];
+}
+
+/** One live connection, kept open until `close()`. */
+export class LiveConnection {
+  private ws: WebSocketLike | null = null;
+  private readonly subs = new Map<string, LiveSub>();
+  private readonly statusListeners = new Set<(s: LiveStatus) => void>();
+  private attempt = 0;
+  private closed = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly WS: WebSocketConstructor;
+
+  constructor(
+    private readonly base: string,
+    private readonly token: () => Promise<string>,
+    private readonly resyncView: LiveOptions['resync'],
+    private readonly options: LiveOptions,
+  ) {
+    const ctor = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (!ctor) throw new Error('No WebSocket available: pass options.WebSocket (e.g. the `ws` package on Node 20)');
+    this.WS = ctor;
+    void this.connect();
+  }
+
+  /** Subscribe (`user:<id>` or `leaderboard:<key>`); returns the unsubscribe function. */
+  subscribe(name: string, listener: (m: LiveMessage) => void, params: SubscribeParams = {}): () => void {
+    const sub: LiveSub = { name, params, listener, seq: null, known: false };
+    this.subs.set(name, sub);
+    this.sendSubscribe(sub);
+    return () => {
+      if (this.subs.get(name) !== sub) return;
+      this.subs.delete(name);
+      this.write({ unsubscribe: name });
+    };
+  }
+
+  /** Told when the connection opens, and when it closes (with the delay before the next try). */
+  onStatus(listener: (s: LiveStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.ws?.close(1000, 'client closed');
+    this.ws = null;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    let token: string;
+    try {
+      token = await this.token();
+    } catch {
+      return this.retry(0, 'could not get a live token');
+    }
+    if (this.closed) return;
+    const ws = new this.WS(`${this.base.replace(/^http/, 'ws')}/v1/live?token=${encodeURIComponent(token)}`);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      for (const sub of this.subs.values()) this.sendSubscribe(sub);
+      this.emitStatus({ state: 'open' });
+    };
+    ws.onmessage = (ev) => this.receive(String(ev.data));
+    ws.onerror = () => undefined; // onclose follows
+    ws.onclose = (ev) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      for (const sub of this.subs.values()) sub.seq = null;
+      this.retry(ev.code, ev.reason);
+    };
+  }
+
+  /** Exponential backoff with full jitter, so clients dropped together (a restart) do not return together. */
+  private retry(code: number, reason: string): void {
+    if (this.closed) return;
+    const min = this.options.minDelayMs ?? 500;
+    const max = this.options.maxDelayMs ?? 30_000;
+    const delay = Math.round(Math.min(max, min * 2 ** this.attempt++) * (0.5 + Math.random() / 2));
+    this.emitStatus({ state: 'closed', code, reason, retryInMs: delay });
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.connect();
+    }, delay);
+  }
+
+  private sendSubscribe(sub: LiveSub): void {
+    this.write({ subscribe: sub.name, ...sub.params });
+  }
+
+  private write(msg: unknown): void {
+    // Before the socket opens, nothing is sent: onopen subscribes everything.
+    try {
+      if (this.ws?.readyState === 1) this.ws.send(JSON.stringify(msg));
+    } catch {
+      /* closing: onclose reconnects */
+    }
+  }
+
+  private receive(text: string): void {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (typeof msg.subscribed === 'string') {
+      const sub = this.subs.get(msg.subscribed);
+      if (!sub) return;
+      sub.seq = 0;
+      // A user subscription renewed after a reconnect may have missed changes meanwhile (a board's current view follows by itself).
+      if (sub.known && !isBoard(sub)) void this.resync(sub);
+      sub.known = true;
+      return;
+    }
+    if (typeof msg.error === 'string' && typeof msg.subscribe === 'string') {
+      this.subs.get(msg.subscribe)?.listener({ type: 'error', subscription: msg.subscribe, error: msg.error });
+      return;
+    }
+    if (typeof msg.subscription !== 'string' || typeof msg.seq !== 'number') return;
+    const sub = this.subs.get(msg.subscription);
+    if (!sub || sub.seq === null) return;
+    const gap = msg.seq !== sub.seq + 1;
+    sub.seq = msg.seq;
+    sub.listener(msg as LiveMessage);
+    // A board view is whole: it heals its own gap. A user's updates are not: fetch the REST view.
+    if (gap && !isBoard(sub)) void this.resync(sub);
+  }
+
+  private async resync(sub: LiveSub): Promise<void> {
+    if (!this.resyncView) {
+      sub.listener({ type: 'resync', subscription: sub.name });
+      return;
+    }
+    try {
+      const view = await this.resyncView(sub.name, sub.params);
+      if (this.subs.get(sub.name) === sub) sub.listener({ type: 'resync', subscription: sub.name, ...view });
+    } catch {
+      // The REST read failed: the next gap or reconnect tries again.
+    }
+  }
+
+  private emitStatus(s: LiveStatus): void {
+    for (const l of this.statusListeners) l(s);
+  }
 }

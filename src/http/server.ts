@@ -63,7 +63,7 @@ const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 202: '202 Accepted', 204: '204 No Content',
   400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
   405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large',
-  415: '415 Unsupported Media Type', 422: '422 Unprocessable Entity', 429: '429 Too Many Requests',
+  415: '415 Unsupported Media Type', 426: '426 Upgrade Required', 422: '422 Unprocessable Entity', 429: '429 Too Many Requests',
   500: '500 Internal Server Error', 503: '503 Service Unavailable',
 };
 
@@ -108,7 +108,16 @@ function requestIdOf(header: string): string {
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
-export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; log: Logger }): HttpServer {
+export interface HttpServerOptions {
+  maxBodyBytes: number;
+  log: Logger;
+  /** Registers more on the uWS app (the WebSocket endpoint), before the catch-all. */
+  extend?: (app: uWS.TemplatedApp) => void;
+  /** Paths served only as WebSocket upgrades: a plain request there is 426. */
+  upgradeOnly?: string[];
+}
+
+export function createHttpServer(routes: Route[], opts: HttpServerOptions): HttpServer {
   const app = uWS.App();
   let inFlight = 0;
   let closing = false;
@@ -266,6 +275,8 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
     });
   }
 
+  opts.extend?.(app);
+
   // Anything unmatched: 405 when the path exists under another method, else 404.
   const known = routes.map((r) => ({ method: METHOD_NAME[r.method], re: patternRegex(r.pattern) }));
   const unmatched = new Map<string, ReturnType<typeof routeRecorder>>();
@@ -283,7 +294,12 @@ export function createHttpServer(routes: Route[], opts: { maxBodyBytes: number; 
       refuseFraming(res, state);
       return;
     }
-    if (allowed.length > 0 && !allowed.includes(method)) {
+    if (method === 'GET' && opts.upgradeOnly?.includes(path)) {
+      // As any keyed route: no credentials at all is 401 first (an upgrade checks them for real).
+      const credentials = uReq.getHeader('x-api-key') || new URLSearchParams(uReq.getQuery() ?? '').get('token');
+      if (!credentials) write(res, state, reply(401, { error: 'Missing or invalid API key' }));
+      else write(res, state, reply(426, { error: `${path} is a WebSocket endpoint: send an Upgrade request` }, { Upgrade: 'websocket' }));
+    } else if (allowed.length > 0 && !allowed.includes(method)) {
       write(res, state, reply(405, { error: `Method ${method} is not allowed on ${path}` }, { Allow: allowed.join(', ') }));
     } else {
       write(res, state, reply(404, { error: `No route for ${method} ${path}` }));

@@ -48,6 +48,11 @@ export class Keys {
     return `${this.prefix}batch:pending`;
   }
 
+  /** Signs live tokens when LIVE_TOKEN_SECRET is not set (made once, shared by every process). */
+  get liveTokenSecret(): string {
+    return `${this.prefix}live:secret`;
+  }
+
   /** Pub/sub channel for cache invalidation across processes. */
   get channel(): string {
     return `${this.prefix}invalidate`;

@@ -7,6 +7,13 @@ import type {
   UserWithId, UpdateUserPreferencesRequest, UserPreferencesResponse, WrappedQuery, WrappedResponse,
 } from '../wire/app';
 import type { Operation } from './document';
+import type { LiveClientMessage, LiveServerMessage, LiveToken, LiveTokenBody } from '../wire/live';
+
+/** `GET /v1/live`'s query: the token, when no X-API-KEY is sent (browsers). */
+interface LiveQuery {
+  /** A token from `POST /v1/live/tokens` (short-lived, good only for this). */
+  token?: string;
+}
 
 const app = 'application' as const;
 
@@ -198,6 +205,37 @@ export const appOperations: Operation[] = [
     summary: "A leaderboard's rankings",
     query: typia.json.schema<LeaderboardQuery>(),
     responses: { 200: { description: 'The leaderboard and a page of rankings', schema: typia.json.schema<LeaderboardRankings>() } },
+  },
+
+  {
+    method: 'post', path: '/v1/live/tokens', operationId: 'live_token', tag: 'Live', auth: app,
+    summary: 'A short-lived token to open the live WebSocket with (for browsers)',
+    description:
+      "Carries the key's scope: an admin key's whole tenant, an application key's own user. An admin key may send " +
+      '`{"userId": …}` for a token scoped to that user (its own updates, and leaderboards). Expires after LIVE_TOKEN_TTL_SECONDS (default 300). ' +
+      'The body is optional.',
+    body: typia.json.schema<LiveTokenBody>(),
+    responses: { 201: { description: 'The token', schema: typia.json.schema<LiveToken>() } },
+  },
+  {
+    method: 'get', path: '/v1/live', operationId: 'live', tag: 'Live', auth: app,
+    summary: 'Live updates of users and leaderboards (WebSocket)',
+    description:
+      'An HTTP/1.1 WebSocket upgrade, authenticated with `X-API-KEY` (and `Tenant-ID`) or `?token=`; a refusal is an ordinary ' +
+      'HTTP answer with `{"error": …}` (401, 403, 429 over LIVE_MAX_CONNECTIONS_PER_KEY, 503 while restarting); a plain GET is 426. ' +
+      'Then each message is one JSON object: the client sends `{"subscribe": "user:<id>"}`, ' +
+      '`{"subscribe": "leaderboard:<key>", "top": N, "around": {"userId": …, "n": N}}` or `{"unsubscribe": …}`; the server answers ' +
+      '`{"subscribed": …, "seq": 0}` or `{"error": …, "subscribe": …}` and sends updates with `subscription` and `seq` (one more per update ' +
+      'of that subscription: a gap means updates were dropped, resync with one REST read). Application keys subscribe to their own user ' +
+      'only (and to boards, as they read them over REST). Close codes: 1012 the server is restarting (reconnect), 4008 too slow ' +
+      '(more than LIVE_MAX_BUFFER_BYTES unread for LIVE_MAX_DROPPED messages in a row). The messages are described by `x-laurel-live`.',
+    query: typia.json.schema<LiveQuery>(),
+    responses: { 101: { description: 'Switching Protocols: the WebSocket is open' } },
+    messages: {
+      description: 'JSON text messages on the WebSocket: `client` what a client sends, `server` what it receives.',
+      client: typia.json.schema<LiveClientMessage>(),
+      server: typia.json.schema<LiveServerMessage>(),
+    },
   },
 
   {

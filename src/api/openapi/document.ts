@@ -25,6 +25,8 @@ export interface Operation {
   body?: Unit;
   /** Success responses by status. */
   responses: Record<number, { description: string; schema?: Unit }>;
+  /** A WebSocket endpoint's messages, each way: emitted as the operation's `x-laurel-live`. */
+  messages?: { client: Unit; server: Unit; description: string };
 }
 
 type Json = Record<string, unknown>;
@@ -143,6 +145,9 @@ export function buildDocument(operations: Operation[], errorBody: Unit): Json {
       ...(op.body ? { requestBody: { required: true, content: json(pool.add(op.body)) } } : {}),
       responses,
       security: SECURITY[op.auth],
+      ...(op.messages
+        ? { 'x-laurel-live': { description: op.messages.description, client: pool.add(op.messages.client), server: pool.add(op.messages.server) } }
+        : {}),
     };
   }
 
