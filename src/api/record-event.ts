@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Ctx, STALE, withConfig } from '../context';
+import { eventCall } from '../engine';
 import { notFound, unavailable, unprocessable } from '../http/errors';
 import { reply, Reply } from '../http/server';
 import type { Tenant } from '../store/tenants';
@@ -59,16 +60,14 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
       const record = JSON.stringify({
         id: eventId, u: userId, m: metric.id, v: body.value, a: body.attributes ?? null, at: now, d: date, ik: idemKey || null,
       });
-      const r = (await ctx.scripts.run(
-        'event',
-        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks, tk.retentionDue],
-        [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
-          metric.slot, userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
-          eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix,
-          ctx.config.maxBacklog, userId, body.attributes ? JSON.stringify(body.attributes) : '', program,
-          eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone)],
-      )) as string[];
-      switch (r[0]) {
+      const r = await eventCall(ctx.engine, tk, {
+        ver: cfg.ver, metricSlot: metric.slot, value: body.value, now, idempotency: slot, zone, patch, record,
+        programName: metric.slot, userBoosts: userBoostsArg(cfg.userBoosts.get(userId)), date, streak: streakArg(cfg.streak, date),
+        boards: eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled),
+        maxBacklog: ctx.config.maxBacklog, userId, attributes: body.attributes ? JSON.stringify(body.attributes) : '', program,
+        retentionDue: eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone),
+      });
+      switch (r.code) {
         case 'STALE':
           return STALE;
         case 'PROGRAM':
@@ -77,23 +76,23 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
         case 'BACKLOG':
           throw unavailable('Events are paused while the durable store catches up; retry shortly');
         case 'BLOCKED':
-          throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}" for this event`);
+          throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}" for this event`);
         case 'TZ':
-          zone = r[1]!;
+          zone = r.zone;
           ctx.zones.set(zoneKey, zone, 3_600_000);
           continue;
         case 'OK':
         case 'REPLAY': {
           ctx.zones.set(zoneKey, zone, 3_600_000);
-          const replayed = r[0] === 'REPLAY';
+          const replayed = r.code === 'REPLAY';
           const out: Record<string, unknown> = {
             eventId,
             metricId: metric.id,
-            total: Number(r[1]),
-            achievements: replayed ? [] : completedJson(cfg, r[3], now),
-            currentStreak: currentStreak(cfg.streak, date, replayed ? r[2] : r[4], replayed),
-            points: replayed ? {} : pointsResponse(cfg, JSON.parse(r[2]!) as ScriptPoints, eventId, now, date),
-            leaderboards: replayed ? {} : boardsResponse(cfg, r[5]),
+            total: r.total,
+            achievements: replayed ? [] : completedJson(cfg, r.achievements, now),
+            currentStreak: currentStreak(cfg.streak, date, replayed ? r.streakState : r.streak, replayed),
+            points: replayed ? {} : pointsResponse(cfg, JSON.parse(r.points) as ScriptPoints, eventId, now, date),
+            leaderboards: replayed ? {} : boardsResponse(cfg, r.boards),
           };
           if (idemKey) {
             out.idempotencyKey = idemKey;

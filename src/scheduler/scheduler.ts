@@ -1,3 +1,4 @@
+import { userJobCall } from '../engine';
 import { randomUUID } from 'node:crypto';
 import type { Ctx } from '../context';
 import { localDate } from '../domain/time';
@@ -120,7 +121,7 @@ export class Scheduler {
     const signature = achievementSignature(cfg.achievementsById.values());
     if ((await ctx.redis.get(tk.reviewSignature)) === signature) return;
     const now = ctx.clock.now();
-    await this.forEachUser(tk, (id) => this.userScript(t, id, now, 'user_review', [tk.config, tk.user(id), tk.stream, tk.stats], REVIEW));
+    await this.forEachUser(tk, (id) => this.userScript(t, id, now, 'user_review', REVIEW));
     // Recorded after the sweep: a crash midway means the next run sweeps again (harmless).
     await ctx.redis.set(tk.reviewSignature, signature);
   }
@@ -201,15 +202,16 @@ export class Scheduler {
    * version, now, user, program, the user's boosts, local date, operation id)
    * in the user's zone, reloading the config when the script says it is stale.
    */
-  private async userScript(t: Tenant, id: string, now: number, script: 'user_review' | 'time_grant', keys: string[], program: string | null): Promise<void> {
+  private async userScript(t: Tenant, id: string, now: number, script: 'user_review' | 'time_grant', program: string | null): Promise<void> {
     const { ctx } = this;
     const tz = (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), 'tz')) || 'UTC';
+    const tk = ctx.keys.tenant(t.slot);
     let cfg = await ctx.configs.get(t);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const r = (await ctx.scripts.run(script, keys, [
-        cfg.ver, now, id, cfg.program(program), userBoostsArg(cfg.userBoosts.get(id)), localDate(now, tz), randomUUID(),
-      ])) as string[];
-      if (r[0] !== 'STALE') return;
+      const r = await userJobCall(ctx.engine, tk, script, {
+        ver: cfg.ver, now, userId: id, program: cfg.program(program), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date: localDate(now, tz), opId: randomUUID(),
+      });
+      if (r.code !== 'STALE') return;
       cfg = await ctx.configs.reload(t);
     }
   }
@@ -273,7 +275,7 @@ export class Scheduler {
       const ids = await ctx.redis.zrangebyscore(tk.due, '-inf', now, 'LIMIT', 0, BATCH);
       if (ids.length === 0) return visited;
       for (const id of ids) {
-        await this.userScript(t, id, now, 'time_grant', [tk.config, tk.user(id), tk.due, tk.stream], null);
+        await this.userScript(t, id, now, 'time_grant', null);
         visited++;
       }
       if (ids.length < BATCH) return visited;

@@ -7,7 +7,8 @@ import { notFound, unprocessable } from '../../http/errors';
 import { localDate } from '../../domain/time';
 import { userBoostsArg } from '../../domain/points';
 import { reply, Request, Route } from '../../http/server';
-import { toMap, totalField, userJson, userPatch } from '../../domain/users';
+import { userReadCall, userUpsertCall } from '../../engine';
+import { totalField, userJson, userPatch } from '../../domain/users';
 import type { Tenant } from '../../store/tenants';
 import type { MetricConfig, TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, zoneOf } from './user-input';
@@ -68,16 +69,14 @@ async function writeFields(
     const now = ctx.clock.now();
     // Boost dates use the zone sent, else the last one seen (exact for new users, who have no other).
     const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${id}`) ?? 'UTC') : (zone ?? 'UTC'));
-    const r = (await ctx.scripts.run(
-      'user_upsert',
-      [tk.config, tk.user(id), tk.stream, tk.stats, tk.due],
-      [cfg.ver, now, mode, id, patch, cfg.program(null), userBoostsArg(cfg.userBoosts.get(id)), date, randomUUID()],
-    )) as string[];
-    if (r[0] === 'STALE') return STALE;
-    if (r[0] === 'NOTFOUND') throw notFound(`User "${id}" not found`);
-    if (r[0] === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}"`);
+    const r = await userUpsertCall(ctx.engine, tk, {
+      ver: cfg.ver, now, mode, userId: id, patch, program: cfg.program(null), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date, opId: randomUUID(),
+    });
+    if (r.code === 'STALE') return STALE;
+    if (r.code === 'NOTFOUND') throw notFound(`User "${id}" not found`);
+    if (r.code === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
     if (zone !== undefined) ctx.zones.set(`${tenant.slot}:${id}`, zone ?? 'UTC', 3_600_000);
-    return toMap(r, 4);
+    return r.fields;
   });
 }
 
@@ -96,11 +95,10 @@ export async function readUser(
   requireUser(principal, id);
   const tk = ctx.keys.tenant(tenant.slot);
   const u = await withConfig(ctx, tenant, async (cfg) => {
-    const r = (await ctx.scripts.run('user_read', [tk.config, tk.user(id), tk.stream], [cfg.ver])) as string[];
-    if (r[0] === 'STALE') return STALE;
-    const fields = toMap(r, 2);
-    if (!fields.has('c')) throw notFound(`User "${id}" not found`);
-    return { principal, tenant, cfg, id, fields, unflushed: r[1]! };
+    const r = await userReadCall(ctx.engine, tk, { ver: cfg.ver, userId: id });
+    if (r.code === 'STALE') return STALE;
+    if (!r.fields.has('c')) throw notFound(`User "${id}" not found`);
+    return { principal, tenant, cfg, id, fields: r.fields, unflushed: r.unflushed };
   });
   if (opts.postgres && u.unflushed) await ctx.durable.through(tenant, id, u.unflushed);
   return u;
