@@ -13,3 +13,4 @@ export * from './calls/achievement-complete';
 export * from './calls/streak';
 export * from './calls/board-read';
 export * from './calls/small';
+export * from './change-record';

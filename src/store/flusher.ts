@@ -11,6 +11,7 @@ import type { ScriptBoard } from '../domain/leaderboards';
 import type { Tenant, Tenants } from './tenants';
 import { DeadLetters, isPermanent, UnreadableRecord } from './dead-letters';
 import { systemClock } from '../clock';
+import { changeOwner, decodeChange, PeriodRecord, UserChangeRecord } from '../engine/change-record';
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -40,14 +41,7 @@ interface AwardRow {
   bo: string[];
 }
 
-interface PeriodRow {
-  u: string;
-  f: string;
-  p: number;
-  l: number;
-  fr: number;
-  pa: number;
-}
+type PeriodRow = PeriodRecord & { u: string };
 
 interface BoardEventRow {
   id: string;
@@ -82,8 +76,6 @@ const BATCH = 500;
 /** Serialization failure and deadlock: a retry goes through. */
 const RETRYABLE = new Set(['40001', '40P01']);
 
-/** One change record, field by field, as the scripts wrote it. */
-export type ChangeRecord = Record<string, string | undefined>;
 
 /**
  * Derives more rows from a batch in the batch's own transaction (webhook
@@ -92,7 +84,7 @@ export type ChangeRecord = Record<string, string | undefined>;
  * commit of a batch that had such a step.
  */
 export interface BatchHook {
-  begin(c: PoolClient, t: Tenant, records: ChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null>;
+  begin(c: PoolClient, t: Tenant, records: UserChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null>;
   committed(): void;
 }
 
@@ -484,18 +476,15 @@ function collect(entries: StreamEntry[]) {
   // Latest value of each user field and board entry in this batch, with the entry id as its version.
   const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
   const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
-  const collectFields = (uf: string | undefined, userId: string, ver: string) => {
-    if (!uf || uf === '{}') return;
-    const changed = JSON.parse(uf) as Record<string, string | false>;
+  const collectFields = (changed: Record<string, string | false>, userId: string, ver: string) => {
     let mine = fields.get(userId);
     if (!mine) fields.set(userId, (mine = new Map()));
     for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
   };
   const completions: CompletionRow[] = [];
   const boardEvents: BoardEventRow[] = [];
-  const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string, ver: string) => {
-    if (!lb || lb === '[]' || lb === '{}') return;
-    for (const c of JSON.parse(lb) as ScriptBoard[]) {
+  const collectBoards = (boards: ScriptBoard[], opId: string, userId: string, at: number, date: string, ver: string) => {
+    for (const c of boards) {
       const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
       const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
       entry(userId, c.rk > 0 ? c.sc : null);
@@ -509,18 +498,16 @@ function collect(entries: StreamEntry[]) {
   };
   // Later records of the same period win (a restore rewrites one).
   const periods = new Map<string, PeriodRow>();
-  const collectPeriods = (stk: string | undefined, userId: string) => {
-    if (!stk || stk === '[]' || stk === '{}') return;
-    for (const r of JSON.parse(stk) as Omit<PeriodRow, 'u'>[]) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
+  const collectPeriods = (written: PeriodRecord[], userId: string) => {
+    for (const r of written) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
   };
-  const collectCompletions = (ach: string | undefined, opId: string, userId: string, at: number) => {
-    if (!ach || ach === '[]' || ach === '{}') return;
-    for (const d of JSON.parse(ach) as { i: string }[]) completions.push({ a: d.i, u: userId, at, e: opId });
+  const collectCompletions = (done: { i: string }[], opId: string, userId: string, at: number) => {
+    for (const d of done) completions.push({ a: d.i, u: userId, at, e: opId });
   };
   // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
-  const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
-    if (!pa || pa === '{}') return;
-    for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
+  const collectAwards = (points: ScriptPoints | null, opId: string, userId: string, at: number, date: string) => {
+    if (!points) return;
+    for (const sys of Object.values(points)) {
       for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
         awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
       }
@@ -539,29 +526,20 @@ function collect(entries: StreamEntry[]) {
     }
     u.updated = Math.max(u.updated, at);
   };
-  const records: ChangeRecord[] = [];
+  const records: UserChangeRecord[] = [];
   const collectOne = (entryId: string, flat: string[]) => {
-    const f = fieldMap(flat);
+    const r = decodeChange(flat);
     // An erasure's marker (see lua/user_erase.lua) only splits the stream.
-    if (f.k === 'er') return;
-    records.push(f);
+    if (r.kind === 'er') return;
+    records.push(r);
     const ver = streamVersion(entryId);
-    if (f.k === 'ev') {
-      const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
-      events.push({ ...e, t: f.t! });
-      if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
-      collectAwards(f.pa, e.id, e.u, e.at, e.d);
-      collectCompletions(f.ach, e.id, e.u, e.at);
-      collectPeriods(f.stk, e.u);
-      collectBoards(f.lb, e.id, e.u, e.at, e.d, ver);
-      collectFields(f.uf, e.u, ver);
-    } else if (f.k === 'us' || f.k === 'tg') {
-      if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
-      collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
-      collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
-      collectPeriods(f.stk, f.u!);
-      collectFields(f.uf, f.u!, ver);
-    }
+    if (r.kind === 'ev') events.push({ ...r.event, t: r.total });
+    if (r.created || r.patch) touch(r.userId, r.at, r.created, r.patch);
+    collectAwards(r.points, r.opId!, r.userId, r.at, r.date!);
+    collectCompletions(r.completions, r.opId!, r.userId, r.at);
+    collectPeriods(r.periods, r.userId);
+    if (r.kind === 'ev') collectBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
+    collectFields(r.userFields, r.userId, ver);
   };
   for (const [entryId, flat] of entries) {
     try {
@@ -595,23 +573,17 @@ async function keptAfterErasures(c: PoolClient, tenantId: string, entries: Strea
   if (rows.length === 0) return null;
   const erased = new Map(rows.map((r) => [r.user_hash, BigInt(r.ver)]));
   return entries.filter(([id, flat]) => {
-    const u = ownerOf(fieldMap(flat));
+    const u = changeOwner(flat);
     if (u === null) return true;
     const ver = erased.get(erasureHash(tenantId, u));
     return ver === undefined || BigInt(streamVersion(id)) > ver;
   });
 }
 
-/** The user a change record is about (null: none, such as an erasure marker). */
-function ownerOf(f: ChangeRecord): string | null {
-  if (f.k === 'ev') return (JSON.parse(f.e!) as { u: string }).u;
-  return f.u ?? null;
-}
-
 /** ownerOf for a raw entry, null when unreadable (the consumers set those aside). */
 function readableOwner(flat: string[]): string | null {
   try {
-    return ownerOf(fieldMap(flat));
+    return changeOwner(flat);
   } catch {
     return null;
   }
@@ -638,8 +610,3 @@ function streamVersion(id: string): string {
   return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
 }
 
-function fieldMap(flat: string[]): Record<string, string | undefined> {
-  const f: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
-  return f;
-}
