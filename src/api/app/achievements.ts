@@ -15,8 +15,8 @@ import { FREQ_CODE, parseState } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, zoneOf } from './user-input';
 import type { CompleteAchievementBody } from '../wire/app';
-import { readUser } from './users';
-import { attributeQuery } from './points';
+import { readUser } from '../user-calls';
+import { attributeQuery } from './user-input';
 
 const validateComplete = typia.createValidate<CompleteAchievementBody>();
 

@@ -8,8 +8,8 @@ import { dayNumber } from '../../domain/time';
 import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, TIE_BITS } from '../../domain/leaderboards';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { Tenant } from '../../store/tenants';
-import { attributeQuery } from './points';
-import { readUser } from './users';
+import { attributeQuery } from './user-input';
+import { readUser } from '../user-calls';
 
 interface Ranking {
   userId: string;
