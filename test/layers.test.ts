@@ -68,7 +68,6 @@ const KNOWN = new Set<string>([
   'domain/users → api/wire/app: domain/ imports no api/, redis/ or engine/',
   'scheduler/retention → api/streak-calls: scheduler/ imports no api/',
   'scheduler/retention → api/app/streaks: scheduler/ imports no api/',
-  'scheduler/scheduler → api/admin/config-tx: scheduler/ imports no api/',
   'scheduler/scheduler → api/streak-calls: scheduler/ imports no api/',
   'store/privacy → http/errors: store/ imports no api/ or http/',
   'store/privacy → api/wire/admin: store/ imports no api/ or http/',

@@ -2,7 +2,7 @@ import { boardReadCall } from '../engine';
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
-import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, TIE_BITS } from '../domain/leaderboards';
+import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue } from '../domain/leaderboards';
 import type { Ranking } from '../webhooks/payloads';
 
 /** What a leaderboard subscription watches: the current run's top, and optionally the places around one user. */
@@ -33,7 +33,7 @@ async function page(ctx: Ctx, t: Tenant, b: LeaderboardConfig, run: number, firs
   const page = await boardReadCall(ctx.engine, tk, { board: tk.board(b.slot, run, []), first, last, userId: '' });
   if (page.first === null) return [];
   const from = page.first;
-  return page.entries.map((e, i) => ({ userId: e.userId, userName: e.name, rank: from + i + 1, value: Math.floor(e.score / TIE_BITS) }));
+  return page.entries.map((e, i) => ({ userId: e.userId, userName: e.name, rank: from + i + 1, value: scoreValue(e.score) }));
 }
 
 /**

@@ -6,8 +6,8 @@ import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
 import type { TenantKeys } from '../redis/keys';
 import { scanKeys } from '../redis/client';
-import { opensAt, runDates, runFinalAt, RunUnit, TIE_BITS } from '../domain/leaderboards';
-import { configTx } from '../api/admin/config-tx';
+import { opensAt, runDates, runFinalAt, RunUnit, scoreValue } from '../domain/leaderboards';
+import { configTx } from '../store/config-tx';
 import { tx } from '../store/db';
 import type { Tenant } from '../store/tenants';
 import { Lease } from './lease';
@@ -176,7 +176,7 @@ export class Scheduler {
     const rows: { g: string; u: string; rk: number; v: number }[] = [];
     for (const key of keys) {
       const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
-      for (let i = 0; i < flat.length; i += 2) rows.push({ g: key.slice(prefix.length), u: flat[i]!, rk: i / 2 + 1, v: Math.floor(Number(flat[i + 1]) / TIE_BITS) });
+      for (let i = 0; i < flat.length; i += 2) rows.push({ g: key.slice(prefix.length), u: flat[i]!, rk: i / 2 + 1, v: scoreValue(flat[i + 1]!) });
     }
     const now = ctx.clock.now();
     const finished = await finishedEvents(ctx, t, slot, run, rows, now);

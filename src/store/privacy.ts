@@ -10,7 +10,7 @@ import { toMap, userJson } from '../domain/users';
 import { achievedField } from '../domain/achievements';
 import { levelFor, levelJson, pointsField } from '../domain/points';
 import { FREEZES_FIELD, FREQ_CODE, parseState, periodDates, streakField } from '../domain/streaks';
-import { TIE_BITS } from '../domain/leaderboards';
+import { scoreValue } from '../domain/leaderboards';
 import { userEraseCall } from '../engine';
 import type { ErasedUser, UserExport } from '../api/wire/admin';
 
@@ -282,7 +282,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
       const [slot, run, ...group] = k.slice(tk.boardPrefix.length).split(':');
       const b = cfg.boardsBySlot.get(Number(slot));
       const g = group.join(':');
-      live.push({ key: b?.key ?? null, run: Number(run), group: g ? g.split('\x1f') : [], rank: rank + 1, value: Math.floor(Number(score) / TIE_BITS) });
+      live.push({ key: b?.key ?? null, run: Number(run), group: g ? g.split('\x1f') : [], rank: rank + 1, value: scoreValue(score) });
     });
   }
   const boardKey = (id: string) => [...cfg.boardsByKey.values()].find((b) => b.id === id)?.key ?? null;

@@ -6,7 +6,7 @@ import type { Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
 import { boostStatusOn } from '../../domain/points';
 import { KEY_PATTERN, KEY_RULE } from './batch';
-import { nextSlot } from './config-tx';
+import { nextSlot } from '../../store/config-tx';
 import { attributeFilterProblem, batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
 import type {
   AttributeFilter, CreateBoost, CreateLevel, CreateSystem, CreateTrigger, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, Rounding, TriggerType,

@@ -6,7 +6,7 @@ import { notFound } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
-import { configTx } from './config-tx';
+import { configTx } from '../../store/config-tx';
 import { tx } from '../../store/db';
 import type { AttributeFilter } from '../wire/admin';
 

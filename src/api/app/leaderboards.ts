@@ -5,7 +5,7 @@ import { invalid, notFound } from '../../http/errors';
 import { boolParam, intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
-import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, TIE_BITS } from '../../domain/leaderboards';
+import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue } from '../../domain/leaderboards';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { Tenant } from '../../store/tenants';
 import { attributeQuery } from './user-input';
@@ -18,7 +18,7 @@ interface Ranking {
   value: number;
 }
 
-const decode = (score: string) => Math.floor(Number(score) / TIE_BITS);
+const decode = scoreValue;
 
 export function leaderboardRoutes(ctx: Ctx): Route[] {
   /** Which run a request asks for: `run=YYYY-MM-DD`, else the one holding today (UTC). */
@@ -66,7 +66,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       return rows.map((r, i) => ({ ...r, userName: (names?.[i]?.[1] as string | null) ?? null }));
     }
     const first = page.first;
-    return page.entries.map((e, i) => ({ userId: e.userId, rank: first + i + 1, value: Math.floor(e.score / TIE_BITS), userName: e.name }));
+    return page.entries.map((e, i) => ({ userId: e.userId, rank: first + i + 1, value: scoreValue(e.score), userName: e.name }));
   };
 
   const groupFromQuery = (b: LeaderboardConfig, req: Request): string[] => {
