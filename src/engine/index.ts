@@ -14,3 +14,4 @@ export * from './calls/streak';
 export * from './calls/board-read';
 export * from './calls/small';
 export * from './change-record';
+export * from './retry';
