@@ -158,7 +158,7 @@ t.test("a user's latest events, newest first", async (t) => {
   ]);
   t.equal((await admin.userEvents('ada lovelace/1', { limit: 1 })).length, 1, 'limit');
   t.same(await admin.userEvents('nobody'), [], 'an unknown user has none');
-  t.equal((await s.call('GET', '/admin/v1/users/x/events?limit=101')).status, 400, 'limit is 1 to 100, as every list');
+  t.equal((await s.call('GET', '/admin/v1/users/x/events?limit=101')).status, 422, 'limit is 1 to 100, as every list (422, as every invalid input)');
 });
 
 t.test('analytics and user events reflect every acknowledged event, flushed or not', async (t) => {
