@@ -1,6 +1,6 @@
 import { userJobCall } from '../engine';
 import { randomUUID } from 'node:crypto';
-import type { Ctx } from '../context';
+import { Ctx, STALE, withConfig } from '../context';
 import { localDate } from '../domain/time';
 import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
@@ -206,14 +206,12 @@ export class Scheduler {
     const { ctx } = this;
     const tz = (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), 'tz')) || 'UTC';
     const tk = ctx.keys.tenant(t.slot);
-    let cfg = await ctx.configs.get(t);
-    for (let attempt = 0; attempt < 3; attempt++) {
+    await withConfig(ctx, t, async (cfg) => {
       const r = await userJobCall(ctx.engine, tk, script, {
         ver: cfg.ver, now, userId: id, program: cfg.program(program), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date: localDate(now, tz), opId: randomUUID(),
       });
-      if (r.code !== 'STALE') return;
-      cfg = await ctx.configs.reload(t);
-    }
+      return r.code === 'STALE' ? STALE : undefined;
+    });
   }
 
   /**
