@@ -62,7 +62,6 @@ for (const f of all) {
  * an entry that no longer crosses (delete it).
  */
 const KNOWN = new Set<string>([
-  'domain/idempotency → redis/keys: domain/ imports no api/, redis/ or engine/',
   'domain/retention → api/wire/app: domain/ imports no api/, redis/ or engine/',
   'domain/retention → api/wire/admin: domain/ imports no api/, redis/ or engine/',
   'domain/users → api/wire/app: domain/ imports no api/, redis/ or engine/',
