@@ -55,9 +55,9 @@ async function main(): Promise<void> {
 
     let bytes = 0;
     let calls = 0;
-    const scripts = app.ctx.scripts;
-    const run = scripts.run.bind(scripts);
-    scripts.run = (name, keys, args) => {
+    const scripts = app.ctx.engine;
+    const run = scripts.fcall.bind(scripts);
+    scripts.fcall = (name, keys, args) => {
       if (name === 'event') {
         calls++;
         for (const a of [...keys, ...args]) bytes += Buffer.byteLength(String(a));

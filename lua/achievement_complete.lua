@@ -1,3 +1,4 @@
+-- TypeScript face: achievementCompleteCall in src/engine/calls/achievement-complete.ts (KEYS/ARGV built there in this order).
 -- Complete an API achievement for a user (created or updated from the body).
 -- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 patch (JSON), 5 points

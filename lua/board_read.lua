@@ -1,3 +1,4 @@
+-- TypeScript face: boardReadCall in src/engine/calls/board-read.ts (KEYS/ARGV built there in this order).
 -- One page of a live leaderboard set with each ranked user's name, in one
 -- call (a page of ten was one ZREVRANGE plus ten HGETs, two round trips).
 -- KEYS: 1 board set.  ARGV: 1 first index (0-based), 2 last index,

@@ -1,3 +1,4 @@
+-- TypeScript face: configPublishCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- Replace a tenant's compiled config unless a newer version is already there,
 -- and make sure the change stream has its consumer group.
 -- KEYS: 1 config, 2 change stream.  ARGV: 1 version, 2 group, then field, value, ...

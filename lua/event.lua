@@ -1,3 +1,4 @@
+-- TypeScript face: eventCall in src/engine/calls/event.ts (KEYS/ARGV built there in this order).
 -- Apply one metric event atomically and say everything the response needs.
 -- KEYS: 1 config, 2 user, 3 idempotency bucket, 4 change stream, 5 tenant stats,
 --       6 time-trigger due set, 7 leaderboard update counters; leaderboard sets

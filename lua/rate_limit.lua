@@ -1,3 +1,4 @@
+-- TypeScript face: rateLimitCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- One request against an API key's rate limit: GCRA (generic cell rate
 -- algorithm). The key holds the theoretical arrival time (TAT): when the
 -- bucket would be empty again. A request is allowed if, after adding one

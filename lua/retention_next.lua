@@ -1,3 +1,4 @@
+-- TypeScript face: retentionNextCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- Move a user's next retention check (the scheduler, after a visit), unless
 -- an event moved it meanwhile: the event computed it from newer state.
 -- KEYS: 1 retention due set.  ARGV: 1 user id, 2 the score the visit read, 3 the next (ms; '' to leave the set)

@@ -1,3 +1,4 @@
+-- TypeScript face: streakCall in src/engine/calls/streak.ts (KEYS/ARGV built there in this order).
 -- Admin changes to one user's streak: grant a freeze, replace the pauses,
 -- or restore the length last lost. Settles first, so the change applies to
 -- the streak as it stands now.

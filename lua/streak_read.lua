@@ -1,3 +1,4 @@
+-- TypeScript face: streakCall in src/engine/calls/streak.ts (KEYS/ARGV built there in this order).
 -- Settle a user's streak up to now (missed periods: pause, freeze or loss) and
 -- report it. Settling is a pure function of the state and the date, so doing
 -- it on a read is safe to repeat.

@@ -1,3 +1,4 @@
+-- TypeScript face: userEraseCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- Erase one user's hot state (DELETE /admin/v1/users/{id}, see
 -- src/store/privacy.ts): the user hash, the tenant's counters that counted
 -- them (users, each achievement's completions), their place in the

@@ -1,3 +1,4 @@
+-- TypeScript face: userReadCall in src/engine/calls/user-read.ts (KEYS/ARGV built there in this order).
 -- Read a user's hash, checked against the config version the caller holds,
 -- and say whether Postgres may lack some of the user's changes yet.
 -- KEYS: 1 config, 2 user, 3 change stream.  ARGV: 1 config version

@@ -1,3 +1,4 @@
+-- TypeScript face: userJobCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- Complete whatever achievements a user already qualifies for (run by the
 -- scheduler after achievements are activated or edited). Completing is
 -- idempotent: an achievement already held is skipped, so its points triggers

@@ -1,3 +1,4 @@
+-- TypeScript face: userUpsertCall in src/engine/calls/user-upsert.ts (KEYS/ARGV built there in this order).
 -- Create or update a user's profile (user_creation points triggers included).
 -- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set
 -- ARGV: 1 config version, 2 now (ms), 3 mode ('upsert' | 'update'),

@@ -6,7 +6,7 @@ import { createPool, ensureDatabase } from './store/db';
 import { migrate } from './store/migrations';
 import { createRedis, createSubscriber } from './redis/client';
 import { Keys } from './redis/keys';
-import { Scripts } from './redis/scripts';
+import { Engine } from './engine';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
 import { reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
@@ -110,13 +110,13 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   await sub.connect();
 
   const keys = new Keys(config.keyPrefix);
-  const scripts = new Scripts(redis);
-  await scripts.load();
+  const engine = new Engine(redis);
+  await engine.load();
   const tenants = new Tenants(db, clock);
-  const auth = new Authenticator(db, config.adminApiKey, clock, new RateLimiter(scripts, keys, clock, config.rateLimit));
-  const configs = new TenantConfigs(db, redis, scripts, keys, log);
+  const auth = new Authenticator(db, config.adminApiKey, clock, new RateLimiter(engine, keys, clock, config.rateLimit));
+  const configs = new TenantConfigs(db, redis, engine, keys, log);
   const ctx: Ctx = {
-    config, clock, log, db, redis, keys, scripts, auth, tenants, configs,
+    config, clock, log, db, redis, keys, engine, auth, tenants, configs,
     zones: new TtlCache(clock, 200_000),
     broadcast: async (msg) => {
       await redis.publish(keys.channel, msg);

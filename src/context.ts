@@ -4,7 +4,7 @@ import type { Clock } from './clock';
 import type { Config } from './config';
 import type { Logger } from './log';
 import type { Keys } from './redis/keys';
-import type { Scripts } from './redis/scripts';
+import type { Engine } from './engine';
 import { Authenticator, Principal, requireAdmin } from './auth/auth';
 import type { Tenant, Tenants } from './store/tenants';
 import type { TenantConfig, TenantConfigs } from './store/tenant-config';
@@ -20,7 +20,7 @@ export interface Ctx {
   db: Pool;
   redis: RedisClient;
   keys: Keys;
-  scripts: Scripts;
+  engine: Engine;
   auth: Authenticator;
   tenants: Tenants;
   configs: TenantConfigs;

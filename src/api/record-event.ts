@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Ctx, STALE, withConfig } from '../context';
+import { eventCall, inUserZone, ZONE_TTL_MS } from '../engine';
 import { notFound, unavailable, unprocessable } from '../http/errors';
 import { reply, Reply } from '../http/server';
 import type { Tenant } from '../store/tenants';
@@ -40,7 +41,7 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
   const zoneKey = `${tenant.slot}:${userId}`;
   const now = ctx.clock.now();
   // The zone the event is counted in: the one sent, else the user's last known one.
-  let zone = bodyZone === undefined ? (ctx.zones.get(zoneKey) ?? 'UTC') : (bodyZone ?? 'UTC');
+  const guess = bodyZone === undefined ? (ctx.zones.get(zoneKey) ?? 'UTC') : (bodyZone ?? 'UTC');
 
   return withConfig(ctx, tenant, async (cfg) => {
     const metric = cfg.metricsByKey.get(metricKey);
@@ -50,59 +51,57 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
     const slot = idemKey ? idempotencySlot(userId, metric.id, idemKey) : null;
     const eventId = slot ? slot.eventId : randomUUID();
     const patch = JSON.stringify(userPatch(body.user, bodyZone));
-    // A wrong zone guess costs one more call; it can change only once per event.
-    // So does a program Redis does not hold yet (once per config version).
-    let date = localDate(now, zone);
-    let program = '';
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // A wrong zone guess costs one more call (it can change only once per
+    // event); so does a program Redis does not hold yet (once per config version).
+    let date = '';
+    const call = async (zone: string, program: string) => {
       date = localDate(now, zone);
       const record = JSON.stringify({
         id: eventId, u: userId, m: metric.id, v: body.value, a: body.attributes ?? null, at: now, d: date, ik: idemKey || null,
       });
-      const r = (await ctx.scripts.run(
-        'event',
-        [tk.config, tk.user(userId), tk.idempotency(slot?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks, tk.retentionDue],
-        [cfg.ver, metric.slot, String(body.value), now, slot?.member ?? '', zone, patch, record,
-          metric.slot, userBoostsArg(cfg.userBoosts.get(userId)), date, streakArg(cfg.streak, date),
-          eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled), tk.boardPrefix,
-          ctx.config.maxBacklog, userId, body.attributes ? JSON.stringify(body.attributes) : '', program,
-          eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone)],
-      )) as string[];
-      switch (r[0]) {
-        case 'STALE':
-          return STALE;
-        case 'PROGRAM':
-          program = cfg.program(metric.id);
-          continue;
-        case 'BACKLOG':
-          throw unavailable('Events are paused while the durable store catches up; retry shortly');
-        case 'BLOCKED':
-          throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}" for this event`);
-        case 'TZ':
-          zone = r[1]!;
-          ctx.zones.set(zoneKey, zone, 3_600_000);
-          continue;
-        case 'OK':
-        case 'REPLAY': {
-          ctx.zones.set(zoneKey, zone, 3_600_000);
-          const replayed = r[0] === 'REPLAY';
-          const out: Record<string, unknown> = {
-            eventId,
-            metricId: metric.id,
-            total: Number(r[1]),
-            achievements: replayed ? [] : completedJson(cfg, r[3], now),
-            currentStreak: currentStreak(cfg.streak, date, replayed ? r[2] : r[4], replayed),
-            points: replayed ? {} : pointsResponse(cfg, JSON.parse(r[2]!) as ScriptPoints, eventId, now, date),
-            leaderboards: replayed ? {} : boardsResponse(cfg, r[5]),
-          };
-          if (idemKey) {
-            out.idempotencyKey = idemKey;
-            out.idempotentReplayed = replayed;
-          }
-          return reply(replayed ? 202 : 201, out);
+      return eventCall(ctx.engine, tk, {
+        ver: cfg.ver, metricSlot: metric.slot, value: body.value, now, idempotency: slot, zone, patch, record,
+        programName: metric.slot, userBoosts: userBoostsArg(cfg.userBoosts.get(userId)), date, streak: streakArg(cfg.streak, date),
+        boards: eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled),
+        maxBacklog: ctx.config.maxBacklog, userId, attributes: body.attributes ? JSON.stringify(body.attributes) : '', program,
+        retentionDue: eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone),
+      });
+    };
+    const settled = await inUserZone(ctx.zones, zoneKey, guess, async (zone) => {
+      const r = await call(zone, '');
+      return r.code === 'PROGRAM' ? call(zone, cfg.program(metric.id)) : r;
+    });
+    if (!settled) throw unavailable('Could not settle the user time zone; retry');
+    const r = settled.reply;
+    switch (r.code) {
+      case 'STALE':
+        return STALE;
+      case 'PROGRAM':
+        throw unavailable('Could not hand Redis the points program; retry');
+      case 'BACKLOG':
+        throw unavailable('Events are paused while the durable store catches up; retry shortly');
+      case 'BLOCKED':
+        throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}" for this event`);
+      case 'OK':
+      case 'REPLAY': {
+        ctx.zones.set(zoneKey, settled.zone, ZONE_TTL_MS);
+        const replayed = r.code === 'REPLAY';
+        const out: Record<string, unknown> = {
+          eventId,
+          metricId: metric.id,
+          total: r.total,
+          achievements: replayed ? [] : completedJson(cfg, r.achievements, now),
+          currentStreak: currentStreak(cfg.streak, date, replayed ? r.streakState : r.streak, replayed),
+          points: replayed ? {} : pointsResponse(cfg, JSON.parse(r.points) as ScriptPoints, eventId, now, date),
+          leaderboards: replayed ? {} : boardsResponse(cfg, r.boards),
+        };
+        if (idemKey) {
+          out.idempotencyKey = idemKey;
+          out.idempotentReplayed = replayed;
         }
+        return reply(replayed ? 202 : 201, out);
       }
     }
-    throw unavailable('Could not settle the user time zone; retry');
+    throw new Error(`event: unexpected reply ${(r as { code: string }).code}`);
   });
 }

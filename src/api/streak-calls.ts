@@ -1,5 +1,6 @@
 import type { Ctx } from '../context';
 import { STALE, withConfig } from '../context';
+import { inUserZone, streakCall as engineStreakCall } from '../engine';
 import { localDate } from '../domain/time';
 import { streakArg } from '../domain/streaks';
 import type { Tenant } from '../store/tenants';
@@ -22,24 +23,20 @@ export async function streakCall(
 ): Promise<StreakReply> {
   const tk = ctx.keys.tenant(tenant.slot);
   const zoneKey = `${tenant.slot}:${userId}`;
-  let zone = ctx.zones.get(zoneKey) ?? 'UTC';
   return withConfig(ctx, tenant, async (cfg) => {
     if (!cfg.streak?.enabled) return { kind: 'DISABLED' as const };
-    for (let attempt = 0; attempt < 2; attempt++) {
+    let date = '';
+    const settled = await inUserZone(ctx.zones, zoneKey, ctx.zones.get(zoneKey) ?? 'UTC', (zone) => {
       const now = ctx.clock.now();
-      const date = localDate(now, zone);
-      const r = (await ctx.scripts.run(script, [tk.config, tk.user(userId), tk.stream], [
-        cfg.ver, now, userId, cfg.program(null), streakArg(cfg.streak, date), op, pauses, zone,
-      ])) as string[];
-      if (r[0] === 'STALE') return STALE;
-      if (r[0] === 'TZ') {
-        zone = r[1]!;
-        ctx.zones.set(zoneKey, zone, 3_600_000);
-        continue;
-      }
-      if (r[0] === 'OK') return { kind: 'OK' as const, raw: r[1]!, date, cfg, unflushed: r[2] ?? '' };
-      return { kind: r[0] as 'NOTFOUND' | 'FULL' | 'NOTHING' };
-    }
-    return { kind: 'NOTFOUND' as const };
+      date = localDate(now, zone);
+      return engineStreakCall(ctx.engine, tk, script, {
+        ver: cfg.ver, now, userId, program: cfg.program(null), streak: streakArg(cfg.streak!, date), op, pauses, zone,
+      });
+    });
+    if (!settled) return { kind: 'NOTFOUND' as const };
+    const r = settled.reply;
+    if (r.code === 'STALE') return STALE;
+    if (r.code === 'OK') return { kind: 'OK' as const, raw: r.raw, date, cfg, unflushed: r.unflushed };
+    return { kind: r.code };
   });
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock';
 import type { Keys } from '../redis/keys';
-import type { Scripts } from '../redis/scripts';
+import type { Engine } from '../engine';
+import { rateLimitCall, RateLimitReply } from '../engine';
 import { isUnavailable, tooManyRequests } from '../http/errors';
 
 /** Requests per second sustained, and how many may come at once. */
@@ -24,7 +25,7 @@ export const defaultBurst = (perSecond: number) => Math.max(1, Math.ceil(perSeco
  */
 export class RateLimiter {
   constructor(
-    private readonly scripts: Scripts,
+    private readonly engine: Engine,
     private readonly keys: Keys,
     private readonly clock: Clock,
     /** Keys without their own setting get this (null: unlimited). */
@@ -40,22 +41,22 @@ export class RateLimiter {
 
   /** Count one request of `keyId`; 429 with Retry-After when it is over its limit. */
   async take(keyId: string, limit: RateLimit): Promise<void> {
-    let r: number[];
+    let r: RateLimitReply;
     try {
-      r = (await this.scripts.run('rate_limit', [this.keys.rateLimit(keyId)], [
-        this.clock.now(), Math.max(1, Math.round(1e6 / limit.perSecond)), limit.burst,
-      ])) as number[];
+      r = await rateLimitCall(this.engine, {
+        stateKey: this.keys.rateLimit(keyId), now: this.clock.now(), intervalMicros: Math.max(1, Math.round(1e6 / limit.perSecond)), burst: limit.burst,
+      });
     } catch (err) {
       // Fail open: with Redis away, a request that needs it answers 503 anyway,
       // and one that does not (Postgres reads) should not be refused by the limiter.
       if (isUnavailable(err)) return;
       throw err;
     }
-    if (r[0] === 1) return;
-    throw tooManyRequests(r[2]!, {
+    if (r.allowed) return;
+    throw tooManyRequests(r.retryAfterMs, {
       'RateLimit-Limit': String(limit.burst),
       'RateLimit-Remaining': '0',
-      'RateLimit-Reset': String(Math.max(1, Math.ceil(r[3]! / 1000))),
+      'RateLimit-Reset': String(Math.max(1, Math.ceil(r.fullInMs / 1000))),
     });
   }
 }

@@ -1,6 +1,8 @@
 import { hash } from 'node:crypto';
-import { IDEMPOTENCY_BUCKETS } from '../redis/keys';
 import { derivedId } from './ids';
+
+/** Number of idempotency buckets per tenant. */
+export const IDEMPOTENCY_BUCKETS = 4096;
 
 /**
  * A used Idempotency-Key is stored as one 64-bit integer in one of the

@@ -39,6 +39,18 @@ export interface LeaderboardConfig {
 export const TIE_BITS = 2 ** 22;
 export const MAX_VALUE = 2 ** 31 - 1;
 
+/** A packed board score (see TIE_BITS; lua/lib/40-leaderboards.lua packs it) as its value, and as the update counter it carries. */
+export function scoreValue(score: number | string): number {
+  return Math.floor(Number(score) / TIE_BITS);
+}
+export function scoreTick(score: number): number {
+  return TIE_BITS - 1 - (score - scoreValue(score) * TIE_BITS);
+}
+/** The score of `value` reached at update `tick` (as the script packs it). */
+export function packScore(value: number, tick: number): number {
+  return value * TIE_BITS + (TIE_BITS - 1 - (tick % TIE_BITS));
+}
+
 /** The run containing a local date (0 for perpetual boards), or null before the start. */
 export function runIndex(b: Pick<LeaderboardConfig, 'start' | 'runUnit' | 'runInterval'>, date: string): number | null {
   if (date < b.start) return null;

@@ -1,7 +1,8 @@
+import { boardReadCall } from '../engine';
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
-import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, TIE_BITS } from '../domain/leaderboards';
+import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue } from '../domain/leaderboards';
 import type { Ranking } from '../webhooks/payloads';
 
 /** What a leaderboard subscription watches: the current run's top, and optionally the places around one user. */
@@ -29,14 +30,10 @@ export function currentRun(b: LeaderboardConfig, now: number): number {
 async function page(ctx: Ctx, t: Tenant, b: LeaderboardConfig, run: number, first: number, last: number): Promise<Ranking[]> {
   if (last < first) return [];
   const tk = ctx.keys.tenant(t.slot);
-  const flat = (await ctx.scripts.run('board_read', [tk.board(b.slot, run, [])], [first, last, tk.user(''), ''])) as (string | number | null)[];
-  const out: Ranking[] = [];
-  if (flat.length === 0) return out;
-  const from = Number(flat[0]);
-  for (let i = 1; i < flat.length; i += 3) {
-    out.push({ userId: String(flat[i]), userName: (flat[i + 2] as string | null) ?? null, rank: from + (i - 1) / 3 + 1, value: Math.floor(Number(flat[i + 1]) / TIE_BITS) });
-  }
-  return out;
+  const page = await boardReadCall(ctx.engine, tk, { board: tk.board(b.slot, run, []), first, last, userId: '' });
+  if (page.first === null) return [];
+  const from = page.first;
+  return page.entries.map((e, i) => ({ userId: e.userId, userName: e.name, rank: from + i + 1, value: scoreValue(e.score) }));
 }
 
 /**

@@ -1,6 +1,5 @@
 import { openRedis, RedisClient, RedisTarget } from '../redis/client';
 import type { Logger } from '../log';
-import type { ChangeRecord } from '../store/flusher';
 
 type Entry = [id: string, fields: string[]];
 
@@ -32,7 +31,8 @@ export class StreamFeed {
     target: RedisTarget,
     private readonly stream: string,
     private readonly log: Logger,
-    private readonly onRecords: (records: ChangeRecord[]) => void,
+    /** Raw change records (field, value, ...), decoded by the receiver (engine/change-record). */
+    private readonly onRecords: (records: string[][]) => void,
     private readonly onGap: () => void,
   ) {
     this.ready = new Promise((r) => (this.setReady = r));
@@ -67,7 +67,7 @@ export class StreamFeed {
         const entries = res?.[0]?.[1];
         if (entries?.length) {
           this.last = entries[entries.length - 1]![0];
-          this.onRecords(entries.map(([, f]) => toRecord(f)));
+          this.onRecords(entries.map(([, f]) => f));
         }
         // Deleted past what we had read: the flusher got there first (this
         // process stalled), so some records may never have reached us.
@@ -112,8 +112,3 @@ export function idAfter(a: string | undefined, b: string): boolean {
   return am > bm || (am === bm && as > bs);
 }
 
-function toRecord(fields: string[]): ChangeRecord {
-  const r: ChangeRecord = {};
-  for (let i = 0; i < fields.length; i += 2) r[fields[i]!] = fields[i + 1];
-  return r;
-}

@@ -1,11 +1,11 @@
 import type { Ctx } from '../context';
 import type { LiveConfig } from '../config';
 import type { Tenant } from '../store/tenants';
-import type { ChangeRecord } from '../store/flusher';
+import { decodeChange } from '../engine/change-record';
 import type { LiveScope } from './tokens';
 import type { LiveSubscribe } from '../api/wire/live';
 import { StreamFeed } from './feed';
-import { recordBoards, recordUser, userChanges } from './messages';
+import { userChanges } from './messages';
 import { BoardViewSpec, readBoardView, watchable } from './board-view';
 import { liveDropped, liveSlowClosed } from '../metrics';
 
@@ -241,19 +241,21 @@ export class LiveHub {
     return t;
   }
 
-  private enqueue(t: TenantLive, records: ChangeRecord[]): void {
+  private enqueue(t: TenantLive, records: string[][]): void {
     t.queue = t.queue.then(() => this.handle(t, records)).catch((err) => {
       this.ctx.log.error('live updates of a batch skipped', { err: err instanceof Error ? err.stack : String(err) });
       this.gap(t);
     });
   }
 
-  private async handle(t: TenantLive, records: ChangeRecord[]): Promise<void> {
+  private async handle(t: TenantLive, raw: string[][]): Promise<void> {
     if (this.tenants.get(t.tenant.slot) !== t) return;
     const cfg = await this.ctx.configs.get(t.tenant);
-    for (const r of records) {
+    for (const flat of raw) {
+      const r = decodeChange(flat);
+      if (r.kind === 'er') continue;
       if (t.users.size) {
-        const subs = t.users.get(recordUser(r));
+        const subs = t.users.get(r.userId);
         if (subs) {
           const changes = userChanges(cfg, r);
           for (const sub of subs) {
@@ -266,7 +268,7 @@ export class LiveHub {
         }
       }
       if (t.boards.size) {
-        for (const c of recordBoards(r)) for (const bs of t.boards.get(c.k) ?? []) this.boardChanged(t, bs);
+        for (const c of r.boards) for (const bs of t.boards.get(c.k) ?? []) this.boardChanged(t, bs);
       }
     }
   }

@@ -1,49 +1,15 @@
-import type { ChangeRecord } from '../store/flusher';
+import type { UserChangeRecord } from '../engine/change-record';
 import type { TenantConfig } from '../store/tenant-config';
 import type { LiveUserUpdateType } from '../api/wire/live';
 import { achievementJson } from '../domain/achievements';
-import { levelFor, levelJson, pointsResponse, ScriptPoints, systemJson } from '../domain/points';
+import { levelFor, levelJson, pointsResponse, systemJson } from '../domain/points';
 import { FREEZES_FIELD, FREQ_CODE, parseState, streakField, streakJson } from '../domain/streaks';
-import { boardJson, boardNames, runDates, ScriptBoard } from '../domain/leaderboards';
+import { boardJson, boardNames, runDates } from '../domain/leaderboards';
 
 /** One change to a user, before the subscription's name and sequence number are added. */
 export interface UserChange {
   type: LiveUserUpdateType;
   body: Record<string, unknown>;
-}
-
-interface EventPart {
-  id: string;
-  u: string;
-  m: string;
-  v: number;
-  at: number;
-  d: string;
-}
-
-interface PeriodRecord {
-  f: string;
-  p: number;
-  l: number;
-  fr: number;
-  pa: number;
-}
-
-/** Lua encodes an empty list as an object. */
-const list = <T>(raw: string | undefined): T[] => {
-  if (!raw || raw === '[]' || raw === '{}') return [];
-  const v = JSON.parse(raw) as unknown;
-  return Array.isArray(v) ? (v as T[]) : [];
-};
-
-/** The user a change record is about. */
-export function recordUser(r: ChangeRecord): string {
-  return r.k === 'ev' ? (JSON.parse(r.e!) as EventPart).u : r.u!;
-}
-
-/** The boards (by slot) and runs whose standings a record moved. */
-export function recordBoards(r: ChangeRecord): ScriptBoard[] {
-  return list<ScriptBoard>(r.lb);
 }
 
 /**
@@ -53,29 +19,27 @@ export function recordBoards(r: ChangeRecord): ScriptBoard[] {
  * state, this works from the record alone (it holds every field it changed),
  * so it needs no read: streak bodies carry `freezes` only when they changed.
  */
-export function userChanges(cfg: TenantConfig, r: ChangeRecord): UserChange[] {
+export function userChanges(cfg: TenantConfig, r: UserChangeRecord): UserChange[] {
   const out: UserChange[] = [];
-  const ev = r.k === 'ev' ? (JSON.parse(r.e!) as EventPart) : null;
-  const at = ev ? ev.at : Number(r.at);
-  const op = ev ? ev.id : r.e;
-  const date = ev ? ev.d : r.d;
-  const changed = r.uf && r.uf !== '{}' ? (JSON.parse(r.uf) as Record<string, string | false>) : {};
+  const { at, opId: op, date } = r;
+  const changed = r.userFields;
 
-  if (ev) {
+  if (r.kind === 'ev') {
+    const ev = r.event;
     const m = cfg.metricsById.get(ev.m);
-    out.push({ type: 'metric.changed', body: { eventId: ev.id, metricId: ev.m, metricKey: m?.key ?? null, value: ev.v, total: Number(r.t) } });
+    out.push({ type: 'metric.changed', body: { eventId: ev.id, metricId: ev.m, metricKey: m?.key ?? null, value: ev.v, total: Number(r.total) } });
   }
 
   // Completions by a review of users who already qualified are backdated: not news (webhooks skip them too).
-  if (r.o !== 'review') {
-    for (const d of list<{ i: string }>(r.ach)) {
+  if (r.origin !== 'review') {
+    for (const d of r.completions) {
       const a = cfg.achievementsById.get(d.i);
       if (a) out.push({ type: 'achievement.completed', body: { achievement: achievementJson(a, (id) => cfg.metricsById.get(id)?.name, at) } });
     }
   }
 
-  if (r.pa && r.pa !== '{}' && op && date) {
-    const changes = JSON.parse(r.pa) as ScriptPoints;
+  if (r.points && op && date) {
+    const changes = r.points;
     const shaped = pointsResponse(cfg, changes, op, at, date);
     for (const slot in changes) {
       const s = cfg.systemsBySlot.get(Number(slot));
@@ -96,20 +60,20 @@ export function userChanges(cfg: TenantConfig, r: ChangeRecord): UserChange[] {
   const sk = cfg.streak;
   if (sk?.enabled) {
     const code = FREQ_CODE[sk.frequency];
-    const periods = list<PeriodRecord>(r.stk).filter((p) => p.f === code);
+    const periods = r.periods.filter((p) => p.f === code);
     const raw = changed[streakField(code)];
     const st = parseState(typeof raw === 'string' ? raw : undefined);
     const fz = changed[FREEZES_FIELD];
     const freezes = typeof fz === 'string' ? Number(fz) : null;
     // Only an event extends a streak (a restore writes a period too, but extends nothing).
-    const extension = r.k === 'ev' ? periods.find((p) => p.l > 0 && !p.fr && !p.pa) : undefined;
+    const extension = r.kind === 'ev' ? periods.find((p) => p.l > 0 && !p.fr && !p.pa) : undefined;
     if (extension) out.push({ type: extension.l === 1 ? 'streak.started' : 'streak.extended', body: { streak: streakJson(sk, st, extension.p, freezes) } });
     if (periods.some((p) => p.l === 0)) out.push({ type: 'streak.lost', body: { length: st.lost } });
     const consumed = periods.filter((p) => p.fr).length;
     if (consumed > 0) out.push({ type: 'streak.freeze_consumed', body: { consumed, freezes } });
   }
 
-  for (const c of recordBoards(r)) {
+  for (const c of r.boards) {
     const b = cfg.boardsBySlot.get(c.k);
     if (!b || c.rk === c.pr) continue;
     const dates = runDates(b, c.r);

@@ -64,9 +64,6 @@ export class Keys {
   }
 }
 
-/** Number of idempotency buckets per tenant (see idempotency.ts). */
-export const IDEMPOTENCY_BUCKETS = 4096;
-
 export class TenantKeys {
   constructor(readonly tag: string) {}
   /** Compiled configuration the scripts and the server read (hash, with `ver`). */

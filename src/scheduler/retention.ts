@@ -1,3 +1,4 @@
+import { retentionNextCall } from '../engine';
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
@@ -74,7 +75,7 @@ export async function retentionPass(ctx: Ctx, t: Tenant): Promise<number> {
     }
     if (events.length) await tx(ctx.db, (c) => enqueue(c, t.id, events, now));
     // Sent together: ioredis writes them without waiting for each answer.
-    await Promise.all(ids.map((id, i) => ctx.scripts.run('retention_next', [tk.retentionDue], [id, scores[i]!, nexts[i] === null ? '' : String(nexts[i])])));
+    await Promise.all(ids.map((id, i) => retentionNextCall(ctx.engine, tk, { userId: id, score: scores[i]!, next: nexts[i]! })));
     visited += ids.length;
     if (ids.length < BATCH) break;
   }

@@ -1,12 +1,13 @@
+import { userJobCall } from '../engine';
 import { randomUUID } from 'node:crypto';
-import type { Ctx } from '../context';
+import { Ctx, STALE, withConfig } from '../context';
 import { localDate } from '../domain/time';
 import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
 import type { TenantKeys } from '../redis/keys';
 import { scanKeys } from '../redis/client';
-import { opensAt, runDates, runFinalAt, RunUnit, TIE_BITS } from '../domain/leaderboards';
-import { configTx } from '../api/admin/config-tx';
+import { opensAt, runDates, runFinalAt, RunUnit, scoreValue } from '../domain/leaderboards';
+import { configTx } from '../store/config-tx';
 import { tx } from '../store/db';
 import type { Tenant } from '../store/tenants';
 import { Lease } from './lease';
@@ -120,7 +121,7 @@ export class Scheduler {
     const signature = achievementSignature(cfg.achievementsById.values());
     if ((await ctx.redis.get(tk.reviewSignature)) === signature) return;
     const now = ctx.clock.now();
-    await this.forEachUser(tk, (id) => this.userScript(t, id, now, 'user_review', [tk.config, tk.user(id), tk.stream, tk.stats], REVIEW));
+    await this.forEachUser(tk, (id) => this.userScript(t, id, now, 'user_review', REVIEW));
     // Recorded after the sweep: a crash midway means the next run sweeps again (harmless).
     await ctx.redis.set(tk.reviewSignature, signature);
   }
@@ -175,7 +176,7 @@ export class Scheduler {
     const rows: { g: string; u: string; rk: number; v: number }[] = [];
     for (const key of keys) {
       const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
-      for (let i = 0; i < flat.length; i += 2) rows.push({ g: key.slice(prefix.length), u: flat[i]!, rk: i / 2 + 1, v: Math.floor(Number(flat[i + 1]) / TIE_BITS) });
+      for (let i = 0; i < flat.length; i += 2) rows.push({ g: key.slice(prefix.length), u: flat[i]!, rk: i / 2 + 1, v: scoreValue(flat[i + 1]!) });
     }
     const now = ctx.clock.now();
     const finished = await finishedEvents(ctx, t, slot, run, rows, now);
@@ -201,17 +202,16 @@ export class Scheduler {
    * version, now, user, program, the user's boosts, local date, operation id)
    * in the user's zone, reloading the config when the script says it is stale.
    */
-  private async userScript(t: Tenant, id: string, now: number, script: 'user_review' | 'time_grant', keys: string[], program: string | null): Promise<void> {
+  private async userScript(t: Tenant, id: string, now: number, script: 'user_review' | 'time_grant', program: string | null): Promise<void> {
     const { ctx } = this;
     const tz = (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), 'tz')) || 'UTC';
-    let cfg = await ctx.configs.get(t);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const r = (await ctx.scripts.run(script, keys, [
-        cfg.ver, now, id, cfg.program(program), userBoostsArg(cfg.userBoosts.get(id)), localDate(now, tz), randomUUID(),
-      ])) as string[];
-      if (r[0] !== 'STALE') return;
-      cfg = await ctx.configs.reload(t);
-    }
+    const tk = ctx.keys.tenant(t.slot);
+    await withConfig(ctx, t, async (cfg) => {
+      const r = await userJobCall(ctx.engine, tk, script, {
+        ver: cfg.ver, now, userId: id, program: cfg.program(program), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date: localDate(now, tz), opId: randomUUID(),
+      });
+      return r.code === 'STALE' ? STALE : undefined;
+    });
   }
 
   /**
@@ -273,7 +273,7 @@ export class Scheduler {
       const ids = await ctx.redis.zrangebyscore(tk.due, '-inf', now, 'LIMIT', 0, BATCH);
       if (ids.length === 0) return visited;
       for (const id of ids) {
-        await this.userScript(t, id, now, 'time_grant', [tk.config, tk.user(id), tk.due, tk.stream], null);
+        await this.userScript(t, id, now, 'time_grant', null);
         visited++;
       }
       if (ids.length < BATCH) return visited;

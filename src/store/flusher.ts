@@ -4,86 +4,15 @@ import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
 import { tx } from './db';
-import { awardId, ScriptPoints } from '../domain/points';
-import { derivedId } from '../domain/ids';
-import { erasureHash } from './privacy';
-import type { ScriptBoard } from '../domain/leaderboards';
 import type { Tenant, Tenants } from './tenants';
-import { DeadLetters, isPermanent, UnreadableRecord } from './dead-letters';
+import { DeadLetters, isPermanent } from './dead-letters';
 import { systemClock } from '../clock';
-
-type StreamEntry = [id: string, fields: string[]];
-
-interface EventRow {
-  id: string;
-  u: string;
-  m: string;
-  v: number;
-  t: string;
-  d: string;
-  at: number;
-  ik: string | null;
-  a: Record<string, string> | null;
-}
-
-interface AwardRow {
-  id: string;
-  u: string;
-  s: string;
-  t: string;
-  tv: string | null;
-  e: string;
-  a: number;
-  tot: number;
-  at: number;
-  d: string;
-  bo: string[];
-}
-
-interface PeriodRow {
-  u: string;
-  f: string;
-  p: number;
-  l: number;
-  fr: number;
-  pa: number;
-}
-
-interface BoardEventRow {
-  id: string;
-  b: string;
-  r: number;
-  u: string;
-  at: number;
-  d: string;
-  pr: number | null;
-  rk: number | null;
-  pv: number | null;
-  v: number | null;
-}
-
-interface CompletionRow {
-  a: string;
-  u: string;
-  at: number;
-  e: string;
-}
-
-interface UserRow {
-  id: string;
-  /** Profile fields that changed, by their Redis names (see domain/users.ts). */
-  p: Record<string, string>;
-  a: Record<string, string>;
-  created: number | null;
-  updated: number;
-}
+import { changeOwner, UserChangeRecord } from '../engine/change-record';
+import { collect, keptAfterErasures, StreamEntry, writeBatch } from './flush-batch';
 
 const BATCH = 500;
 /** Serialization failure and deadlock: a retry goes through. */
 const RETRYABLE = new Set(['40001', '40P01']);
-
-/** One change record, field by field, as the scripts wrote it. */
-export type ChangeRecord = Record<string, string | undefined>;
 
 /**
  * Derives more rows from a batch in the batch's own transaction (webhook
@@ -92,7 +21,7 @@ export type ChangeRecord = Record<string, string | undefined>;
  * commit of a batch that had such a step.
  */
 export interface BatchHook {
-  begin(c: PoolClient, t: Tenant, records: ChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null>;
+  begin(c: PoolClient, t: Tenant, records: UserChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null>;
   committed(): void;
 }
 
@@ -101,16 +30,8 @@ export interface BatchHook {
  * (entries are acknowledged and deleted only after the commit), idempotently
  * (events are keyed by id; a profile change older than the stored row is
  * ignored). Entries left pending by a crashed process are claimed after a while.
+ * This is the stream consumer; the rows and SQL are in flush-batch.ts.
  */
-/**
- * A map's values in the order of its keys. Two processes flushing one tenant
- * then lock shared rows (users, fields, board entries) in the same order,
- * and cannot deadlock on each other.
- */
-function inKeyOrder<V>(m: Map<string, V>): V[] {
-  return [...m.keys()].sort().map((k) => m.get(k)!);
-}
-
 export class Flusher {
   /** Its name in the streams' consumer group: the process id tells which process holds unacknowledged entries. */
   private readonly consumer = `flusher-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -375,100 +296,8 @@ export class Flusher {
       // read the tombstones as of before an erasure it waited for.
       const kept = await keptAfterErasures(c, t.id, entries);
       if (kept) batch = collect(kept);
-      const { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records } = batch;
-      const step = this.hook ? await this.hook.begin(c, t, records) : null;
-      if (users.size) {
-        const rows = inKeyOrder(users);
-        await c.query(
-          `INSERT INTO users (tenant_id, id, email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated)
-           SELECT $1, x.id, x.p->>'e', x.p->>'n', nullif(x.p->>'tz', ''), coalesce(x.p->>'se', '1') = '1',
-                  nullif(x.p->>'dt', '')::jsonb, x.a, to_timestamp(coalesce(x.created, x.updated) / 1000.0), to_timestamp(x.updated / 1000.0)
-           FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, created bigint, updated bigint)
-           ON CONFLICT (tenant_id, id) DO NOTHING`,
-          [t.id, JSON.stringify(rows)],
-        );
-        await c.query(
-          `UPDATE users SET
-             email = CASE WHEN x.p ? 'e' THEN x.p->>'e' ELSE users.email END,
-             name = CASE WHEN x.p ? 'n' THEN x.p->>'n' ELSE users.name END,
-             tz = CASE WHEN x.p ? 'tz' THEN nullif(x.p->>'tz', '') ELSE users.tz END,
-             subscribe_to_emails = CASE WHEN x.p ? 'se' THEN x.p->>'se' = '1' ELSE users.subscribe_to_emails END,
-             device_tokens = CASE WHEN x.p ? 'dt' THEN nullif(x.p->>'dt', '')::jsonb ELSE users.device_tokens END,
-             attributes = users.attributes || x.a,
-             updated = to_timestamp(x.updated / 1000.0)
-           FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
-           WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
-          [t.id, JSON.stringify(rows)],
-        );
-      }
-      if (fields.size) {
-        // Field by field, the newer version wins: two flushers may commit
-        // neighbouring batches in either order.
-        await c.query(
-          `INSERT INTO user_state AS s (tenant_id, user_id, fields)
-           SELECT $1, x.u, x.f FROM jsonb_to_recordset($2::jsonb) AS x(u text, f jsonb)
-           ON CONFLICT (tenant_id, user_id) DO UPDATE SET fields = s.fields || coalesce(
-             (SELECT jsonb_object_agg(n.key, n.value) FROM jsonb_each(excluded.fields) AS n
-              WHERE s.fields->n.key IS NULL OR s.fields->n.key->1 < n.value->1), '{}')`,
-          [t.id, userStateJson(fields)],
-        );
-      }
-      if (boardEntries.size) {
-        await c.query(
-          `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
-           SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver
-           FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
-           ON CONFLICT (tenant_id, leaderboard_id, run, grp, user_id) DO UPDATE SET score = excluded.score, ver = excluded.ver
-           WHERE board_entries.ver < excluded.ver`,
-          [t.id, JSON.stringify(inKeyOrder(boardEntries))],
-        );
-      }
-      if (boardEvents.length) {
-        await c.query(
-          `INSERT INTO leaderboard_events (id, tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value)
-           SELECT x.id, $1, x.b, x.r, x.u, to_timestamp(x.at / 1000.0), x.d, x.pr, x.rk, x.pv, x.v
-           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, b uuid, r integer, u text, at bigint, d date, pr integer, rk integer, pv bigint, v bigint)
-           ON CONFLICT (id) DO NOTHING`,
-          [t.id, JSON.stringify(boardEvents)],
-        );
-      }
-      if (periods.size) {
-        await c.query(
-          `INSERT INTO streak_periods (tenant_id, user_id, frequency, period, length, used_freeze, used_pause)
-           SELECT $1, x.u, x.f, x.p, x.l, x.fr = 1, x.pa = 1
-           FROM jsonb_to_recordset($2::jsonb) AS x(u text, f text, p integer, l integer, fr integer, pa integer)
-           ON CONFLICT (tenant_id, user_id, frequency, period) DO UPDATE
-             SET length = excluded.length, used_freeze = excluded.used_freeze, used_pause = excluded.used_pause`,
-          [t.id, JSON.stringify(inKeyOrder(periods))],
-        );
-      }
-      if (completions.length) {
-        await c.query(
-          `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)
-           SELECT $1, x.a, x.u, to_timestamp(x.at / 1000.0), x.e
-           FROM jsonb_to_recordset($2::jsonb) AS x(a uuid, u text, at bigint, e uuid)
-           ON CONFLICT DO NOTHING`,
-          [t.id, JSON.stringify(completions)],
-        );
-      }
-      if (awards.length) {
-        await c.query(
-          `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts)
-           SELECT x.id, $1, x.u, x.s, x.t, x.tv, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
-           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, tv uuid, e uuid, a numeric, tot numeric, at bigint, d date, bo jsonb)
-           ON CONFLICT (id) DO NOTHING`,
-          [t.id, JSON.stringify(awards)],
-        );
-      }
-      if (events.length) {
-        await c.query(
-          `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes)
-           SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a
-           FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb)
-           ON CONFLICT (id) DO NOTHING`,
-          [t.id, JSON.stringify(events)],
-        );
-      }
+      const step = this.hook ? await this.hook.begin(c, t, batch.records) : null;
+      await writeBatch(c, t.id, batch);
       if (step) await step(c);
       return step;
     });
@@ -476,170 +305,12 @@ export class Flusher {
   }
 }
 
-/** A batch's rows, collected from its stream entries. */
-function collect(entries: StreamEntry[]) {
-  const events: EventRow[] = [];
-  const awards: AwardRow[] = [];
-  const users = new Map<string, UserRow>();
-  // Latest value of each user field and board entry in this batch, with the entry id as its version.
-  const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
-  const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
-  const collectFields = (uf: string | undefined, userId: string, ver: string) => {
-    if (!uf || uf === '{}') return;
-    const changed = JSON.parse(uf) as Record<string, string | false>;
-    let mine = fields.get(userId);
-    if (!mine) fields.set(userId, (mine = new Map()));
-    for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
-  };
-  const completions: CompletionRow[] = [];
-  const boardEvents: BoardEventRow[] = [];
-  const collectBoards = (lb: string | undefined, opId: string, userId: string, at: number, date: string, ver: string) => {
-    if (!lb || lb === '[]' || lb === '{}') return;
-    for (const c of JSON.parse(lb) as ScriptBoard[]) {
-      const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
-      const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
-      entry(userId, c.rk > 0 ? c.sc : null);
-      for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
-      const none = (x: number) => (x < 0 ? null : x);
-      boardEvents.push({
-        id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
-        pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
-      });
-    }
-  };
-  // Later records of the same period win (a restore rewrites one).
-  const periods = new Map<string, PeriodRow>();
-  const collectPeriods = (stk: string | undefined, userId: string) => {
-    if (!stk || stk === '[]' || stk === '{}') return;
-    for (const r of JSON.parse(stk) as Omit<PeriodRow, 'u'>[]) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
-  };
-  const collectCompletions = (ach: string | undefined, opId: string, userId: string, at: number) => {
-    if (!ach || ach === '[]' || ach === '{}') return;
-    for (const d of JSON.parse(ach) as { i: string }[]) completions.push({ a: d.i, u: userId, at, e: opId });
-  };
-  // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
-  const collectAwards = (pa: string | undefined, opId: string, userId: string, at: number, date: string) => {
-    if (!pa || pa === '{}') return;
-    for (const sys of Object.values(JSON.parse(pa) as ScriptPoints)) {
-      for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
-        awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
-      }
-    }
-  };
-  const touch = (id: string, at: number, created: string, patch: string) => {
-    let u = users.get(id);
-    if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
-    if (created) u.created ??= Number(created);
-    if (patch) {
-      const p = JSON.parse(patch) as Record<string, string>;
-      for (const k in p) {
-        if (k.startsWith('a:')) u.a[k.slice(2)] = p[k]!;
-        else u.p[k] = p[k]!;
-      }
-    }
-    u.updated = Math.max(u.updated, at);
-  };
-  const records: ChangeRecord[] = [];
-  const collectOne = (entryId: string, flat: string[]) => {
-    const f = fieldMap(flat);
-    // An erasure's marker (see lua/user_erase.lua) only splits the stream.
-    if (f.k === 'er') return;
-    records.push(f);
-    const ver = streamVersion(entryId);
-    if (f.k === 'ev') {
-      const e = JSON.parse(f.e!) as Omit<EventRow, 't'>;
-      events.push({ ...e, t: f.t! });
-      if (f.c || f.p) touch(e.u, e.at, f.c ?? '', f.p ?? '');
-      collectAwards(f.pa, e.id, e.u, e.at, e.d);
-      collectCompletions(f.ach, e.id, e.u, e.at);
-      collectPeriods(f.stk, e.u);
-      collectBoards(f.lb, e.id, e.u, e.at, e.d, ver);
-      collectFields(f.uf, e.u, ver);
-    } else if (f.k === 'us' || f.k === 'tg') {
-      if (f.c || f.p) touch(f.u!, Number(f.at), f.c ?? '', f.p ?? '');
-      collectAwards(f.pa, f.e!, f.u!, Number(f.at), f.d!);
-      collectCompletions(f.ach, f.e!, f.u!, Number(f.at));
-      collectPeriods(f.stk, f.u!);
-      collectFields(f.uf, f.u!, ver);
-    }
-  };
-  for (const [entryId, flat] of entries) {
-    try {
-      collectOne(entryId, flat);
-    } catch (err) {
-      // Malformed JSON or a missing field: no retry will parse it.
-      throw new UnreadableRecord(`Unreadable change record ${entryId}: ${(err as Error).message}`);
-    }
-  }
-  return { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records };
-}
-
-/**
- * The entries to write when erasures newer than some of them exist: each
- * erased user's records older than their erasure left out (null: keep all).
- * One indexed query per batch, which finds nothing unless a user was erased
- * since the batch's oldest record was written.
- */
-async function keptAfterErasures(c: PoolClient, tenantId: string, entries: StreamEntry[]): Promise<StreamEntry[] | null> {
-  if (entries.length === 0) return null;
-  let oldest = BigInt(streamVersion(entries[0]![0]));
-  for (const [id] of entries) {
-    const v = BigInt(streamVersion(id));
-    if (v < oldest) oldest = v;
-  }
-  const { rows } = await c.query<{ user_hash: string; ver: string }>({
-    name: 'flush-erasures',
-    text: 'SELECT user_hash, ver FROM user_erasures WHERE tenant_id = $1 AND ver > $2',
-    values: [tenantId, oldest.toString()],
-  });
-  if (rows.length === 0) return null;
-  const erased = new Map(rows.map((r) => [r.user_hash, BigInt(r.ver)]));
-  return entries.filter(([id, flat]) => {
-    const u = ownerOf(fieldMap(flat));
-    if (u === null) return true;
-    const ver = erased.get(erasureHash(tenantId, u));
-    return ver === undefined || BigInt(streamVersion(id)) > ver;
-  });
-}
-
-/** The user a change record is about (null: none, such as an erasure marker). */
-function ownerOf(f: ChangeRecord): string | null {
-  if (f.k === 'ev') return (JSON.parse(f.e!) as { u: string }).u;
-  return f.u ?? null;
-}
-
 /** ownerOf for a raw entry, null when unreadable (the consumers set those aside). */
 function readableOwner(flat: string[]): string | null {
   try {
-    return ownerOf(fieldMap(flat));
+    return changeOwner(flat);
   } catch {
     return null;
   }
 }
 
-/**
- * Rows for user_state, users in key order: {u, f: {field: [value, version]}}.
- * Written by hand because a version (up to 19 digits) must stay a JSON number
- * and exact, which JSON.stringify cannot do.
- */
-function userStateJson(fields: Map<string, Map<string, [string | null, string]>>): string {
-  const rows: string[] = [];
-  for (const u of [...fields.keys()].sort()) {
-    const parts: string[] = [];
-    for (const [f, [v, ver]] of fields.get(u)!) parts.push(`${JSON.stringify(f)}:[${v === null ? 'null' : JSON.stringify(v)},${ver}]`);
-    rows.push(`{"u":${JSON.stringify(u)},"f":{${parts.join(',')}}}`);
-  }
-  return `[${rows.join(',')}]`;
-}
-
-/** A stream entry id ('ms-seq') as one orderable number. */
-function streamVersion(id: string): string {
-  const [ms, seq] = id.split('-');
-  return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
-}
-
-function fieldMap(flat: string[]): Record<string, string | undefined> {
-  const f: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
-  return f;
-}

@@ -10,7 +10,8 @@ import { toMap, userJson } from '../domain/users';
 import { achievedField } from '../domain/achievements';
 import { levelFor, levelJson, pointsField } from '../domain/points';
 import { FREEZES_FIELD, FREQ_CODE, parseState, periodDates, streakField } from '../domain/streaks';
-import { TIE_BITS } from '../domain/leaderboards';
+import { scoreValue } from '../domain/leaderboards';
+import { userEraseCall } from '../engine';
 import type { ErasedUser, UserExport } from '../api/wire/admin';
 
 /**
@@ -110,18 +111,14 @@ export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promi
     boards.push(...keys);
   });
   const idem = await idempotencyMembers(ctx, tenant, userId);
-  const [existed, marker] = (await ctx.scripts.run(
-    'user_erase',
-    [tk.user(userId), tk.stats, tk.due, tk.stream, ...boards, ...idem.map((s) => tk.idempotency(s.bucket))],
-    [userId, boards.length, ...idem.map((s) => s.member)],
-  )) as [number, string];
+  const { existed, marker } = await userEraseCall(ctx.engine, tk, { userId, boards, idempotency: idem });
   const [ms, seq] = marker.split('-');
   const ver = (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
   const now = new Date(ctx.clock.now());
 
   const out = await tx(ctx.db, async (c) => {
     await c.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenant.id]);
-    let found = existed === 1;
+    let found = existed;
     const del = async (sql: string, params: unknown[]) => {
       const r = await c.query(sql, params);
       if (r.rowCount) found = true;
@@ -285,7 +282,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
       const [slot, run, ...group] = k.slice(tk.boardPrefix.length).split(':');
       const b = cfg.boardsBySlot.get(Number(slot));
       const g = group.join(':');
-      live.push({ key: b?.key ?? null, run: Number(run), group: g ? g.split('\x1f') : [], rank: rank + 1, value: Math.floor(Number(score) / TIE_BITS) });
+      live.push({ key: b?.key ?? null, run: Number(run), group: g ? g.split('\x1f') : [], rank: rank + 1, value: scoreValue(score) });
     });
   }
   const boardKey = (id: string) => [...cfg.boardsByKey.values()].find((b) => b.id === id)?.key ?? null;

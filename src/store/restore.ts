@@ -3,7 +3,7 @@ import type { Logger } from '../log';
 import type { Keys } from '../redis/keys';
 import type { RedisClient } from '../redis/client';
 import { idempotencySlot } from '../domain/idempotency';
-import { TIE_BITS } from '../domain/leaderboards';
+import { scoreTick } from '../domain/leaderboards';
 import { completionsField } from '../domain/achievements';
 import type { TenantConfigs } from './tenant-config';
 import type { Tenant, Tenants } from './tenants';
@@ -89,9 +89,8 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
     const slot = slotOf.get(e.leaderboard_id);
     if (slot === undefined) continue;
     pipe.zadd(tk.board(slot, e.run, e.grp ? e.grp.split('\x1f') : []), e.score, e.user_id);
-    const tie = e.score - Math.floor(e.score / TIE_BITS) * TIE_BITS;
     const field = `${slot}:${e.run}`;
-    ticks.set(field, Math.max(ticks.get(field) ?? 0, TIE_BITS - 1 - tie));
+    ticks.set(field, Math.max(ticks.get(field) ?? 0, scoreTick(e.score)));
   }
   for (const [field, tick] of ticks) pipe.hset(tk.boardTicks, field, String(tick));
   await pipe.exec();

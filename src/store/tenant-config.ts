@@ -2,7 +2,8 @@ import type { RedisClient } from '../redis/client';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
-import type { Scripts } from '../redis/scripts';
+import type { Engine } from '../engine';
+import { configPublishCall } from '../engine';
 import type { Tenant } from './tenants';
 import { isUnavailable, unavailable } from '../http/errors';
 import { tx } from './db';
@@ -63,7 +64,7 @@ export class TenantConfigs {
   constructor(
     private readonly db: Pool,
     private readonly redis: RedisClient,
-    private readonly scripts: Scripts,
+    private readonly engine: Engine,
     private readonly keys: Keys,
     private readonly log: Logger,
   ) {}
@@ -88,9 +89,7 @@ export class TenantConfigs {
     // Before the program reaches Redis: no award can name a version not stored yet.
     await this.keepTriggerVersions(t.id, parseTenant(Object.fromEntries([['ver', fields.ver], ...fields.entries])));
     const tk = this.keys.tenant(t.slot);
-    const args: string[] = [fields.ver, FLUSH_GROUP];
-    for (const [f, v] of fields.entries) args.push(f, v);
-    await this.scripts.run('config_publish', [tk.config, tk.stream], args);
+    await configPublishCall(this.engine, tk, { ver: fields.ver, group: FLUSH_GROUP, fields: fields.entries });
     // Read back what is there now: a concurrent publish may have put a newer version.
     return this.fromRedis(t);
   }

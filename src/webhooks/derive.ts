@@ -2,10 +2,11 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
-import type { BatchHook, ChangeRecord } from '../store/flusher';
+import type { BatchHook } from '../store/flusher';
+import type { UserChangeRecord } from '../engine/change-record';
 import { derivedId } from '../domain/ids';
 import { achievementJson } from '../domain/achievements';
-import { levelFor, levelJson, pointsResponse, ScriptPoints, systemJson } from '../domain/points';
+import { levelFor, levelJson, pointsResponse, systemJson } from '../domain/points';
 import { FREEZE_ANCHOR_FIELD, FREEZES_FIELD, FREQ_CODE, parseState, streakField, streakJson } from '../domain/streaks';
 import { boardJson, boardNames, runDates, ScriptBoard } from '../domain/leaderboards';
 import { ATTRIBUTE_PREFIX, PROFILE_FIELDS } from '../domain/users';
@@ -27,20 +28,6 @@ export const BOARD_CHANGED_WINDOW_MS = 15 * 60_000;
 export const PER_USER_WINDOW_MS = 15 * 60_000;
 const THROTTLED: ReadonlySet<WebhookEventType> = new Set(['points.changed', 'leaderboard.rank_changed']);
 
-/** Lua encodes an empty list as an object. */
-const list = <T>(raw: string | undefined): T[] => {
-  if (!raw || raw === '[]' || raw === '{}') return [];
-  const v = JSON.parse(raw) as unknown;
-  return Array.isArray(v) ? (v as T[]) : [];
-};
-
-interface PeriodRecord {
-  f: string;
-  p: number;
-  l: number;
-  fr: number;
-  pa: number;
-}
 
 /**
  * Derives webhook events from a batch of change records, inside the
@@ -62,7 +49,7 @@ export class WebhookDeriver implements BatchHook {
     if (this.queued) this.onQueued();
   }
 
-  async begin(c: PoolClient, t: Tenant, records: ChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null> {
+  async begin(c: PoolClient, t: Tenant, records: UserChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null> {
     this.queued = false;
     const wanted = await subscribedTypes(c, t.id);
     if (wanted.size === 0) return null;
@@ -77,9 +64,9 @@ export class WebhookDeriver implements BatchHook {
   }
 
   /** The users' fields as stored before this batch (replayed record by record, so each event shows the user as they were then). */
-  private async prepare(c: PoolClient, t: Tenant, records: ChangeRecord[]) {
+  private async prepare(c: PoolClient, t: Tenant, records: UserChangeRecord[]) {
     const cfg = await this.ctx.configs.get(t);
-    const ids = [...new Set(records.map(userOf))];
+    const ids = [...new Set(records.map((r) => r.userId))];
     const fields = [...PROFILE_FIELDS, FREEZES_FIELD, FREEZE_ANCHOR_FIELD, ...RETENTION_FIELDS];
     if (cfg.streak?.enabled) fields.push(streakField(FREQ_CODE[cfg.streak.frequency]));
     const keep = new Set(fields);
@@ -119,7 +106,7 @@ export class WebhookDeriver implements BatchHook {
     t: Tenant,
     cfg: TenantConfig,
     wanted: Set<WebhookEventType>,
-    records: ChangeRecord[],
+    records: UserChangeRecord[],
     state: Map<string, Map<string, string>>,
     tracked: (field: string) => boolean,
   ): Promise<WebhookEvent[]> {
@@ -127,21 +114,17 @@ export class WebhookDeriver implements BatchHook {
     const out: WebhookEvent[] = [];
     const boards = new Map<string, { board: ScriptBoard; at: number }>();
     for (const r of records) {
-      const uid = userOf(r);
-      const ev = r.k === 'ev' ? (JSON.parse(r.e!) as { id: string; at: number; d: string }) : null;
-      const at = ev ? ev.at : Number(r.at);
-      const op = ev ? ev.id : r.e;
-      const date = ev ? ev.d : r.d;
+      const { userId: uid, at, opId: op, date } = r;
       // Fields before and after this record.
       const fields = state.get(uid)!;
       const before = new Map(fields);
-      const changed = r.uf && r.uf !== '{}' ? (JSON.parse(r.uf) as Record<string, string | false>) : {};
+      const changed = r.userFields;
       for (const f in changed) {
         if (!tracked(f)) continue;
         if (changed[f] === false) fields.delete(f);
         else fields.set(f, changed[f] as string);
       }
-      const recordKey = derivedId('change', JSON.stringify(r));
+      const recordKey = derivedId('change', JSON.stringify(r.fields));
       let user: unknown;
       const emit = (type: WebhookEventType, subject: string, body: Record<string, unknown>, withUser = true) => {
         if (!wanted.has(type)) return;
@@ -154,15 +137,15 @@ export class WebhookDeriver implements BatchHook {
       };
 
       // Achievements completed by a review of users who already qualified are backdated: not reported, as in Trophy.
-      if (r.o !== 'review') {
-        for (const d of list<{ i: string }>(r.ach)) {
+      if (r.origin !== 'review') {
+        for (const d of r.completions) {
           const a = cfg.achievementsById.get(d.i);
           if (a) emit('achievement.completed', a.id, { achievement: achievementJson(a, (id) => cfg.metricsById.get(id)?.name, at) });
         }
         // The app's email pipeline is told when the congratulation is due (Trophy's hours); once per user and achievement.
         const retention = cfg.retention;
         if (retention?.achievementEmails.enabled && wanted.has('emails.achievement_due') && wantsNotice(retention, fields, 'achievement_completed')) {
-          for (const d of list<{ i: string }>(r.ach)) {
+          for (const d of r.completions) {
             const a = cfg.achievementsById.get(d.i);
             if (!a) continue;
             const due = achievementDueAt(at, fields.get('tz') || 'UTC');
@@ -180,8 +163,8 @@ export class WebhookDeriver implements BatchHook {
         }
       }
 
-      if (r.pa && r.pa !== '{}' && op && date) {
-        const changes = JSON.parse(r.pa) as ScriptPoints;
+      if (r.points && op && date) {
+        const changes = r.points;
         const shaped = pointsResponse(cfg, changes, op, at, date);
         for (const slot in changes) {
           const s = cfg.systemsBySlot.get(Number(slot));
@@ -203,11 +186,11 @@ export class WebhookDeriver implements BatchHook {
       const sk = cfg.streak;
       if (sk?.enabled) {
         const code = FREQ_CODE[sk.frequency];
-        const periods = list<PeriodRecord>(r.stk).filter((p) => p.f === code);
+        const periods = r.periods.filter((p) => p.f === code);
         const st = parseState(fields.get(streakField(code)));
         const freezes = Number(fields.get(FREEZES_FIELD) ?? 0);
         // Only an event extends a streak (a restore writes a period too, but extends nothing).
-        const extension = r.k === 'ev' ? periods.find((p) => p.l > 0 && !p.fr && !p.pa) : undefined;
+        const extension = r.kind === 'ev' ? periods.find((p) => p.l > 0 && !p.fr && !p.pa) : undefined;
         if (extension) {
           emit(extension.l === 1 ? 'streak.started' : 'streak.extended', String(extension.p), { streak: streakJson(sk, st, extension.p, freezes) });
         }
@@ -222,7 +205,7 @@ export class WebhookDeriver implements BatchHook {
         }
       }
 
-      for (const c of list<ScriptBoard>(r.lb)) {
+      for (const c of r.boards) {
         const b = cfg.boardsBySlot.get(c.k);
         if (!b) continue;
         const group = Array.isArray(c.g) ? c.g : [];
@@ -262,5 +245,3 @@ export class WebhookDeriver implements BatchHook {
     return out;
   }
 }
-
-const userOf = (r: ChangeRecord): string => (r.k === 'ev' ? (JSON.parse(r.e!) as { u: string }).u : r.u!);

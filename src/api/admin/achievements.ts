@@ -4,8 +4,8 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
 import { KEY_PATTERN, KEY_RULE } from './batch';
-import { nextSlot } from './config-tx';
-import { attributeFilterProblem } from './points';
+import { nextSlot } from '../../store/config-tx';
+import { attributeFilterProblem } from './resource';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
 import type { AchievementTrigger as Trigger, AttributeFilter, CreateAchievement, PatchAchievement } from '../wire/admin';
 

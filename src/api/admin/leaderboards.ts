@@ -6,7 +6,7 @@ import type { Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
 import { BoardStatus, RankBy, RunUnit } from '../../domain/leaderboards';
 import { KEY_PATTERN, KEY_RULE } from './batch';
-import { nextSlot } from './config-tx';
+import { nextSlot } from '../../store/config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
 import type { CreateBoard, PatchBoard } from '../wire/admin';
 

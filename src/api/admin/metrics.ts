@@ -3,7 +3,7 @@ import typia from 'typia';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
 import { KEY_PATTERN, KEY_RULE } from './batch';
-import { nextSlot } from './config-tx';
+import { nextSlot } from '../../store/config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource } from './resource';
 import type { CreateMetric, UnitType, UpdateMetric } from '../wire/admin';
 

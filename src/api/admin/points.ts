@@ -6,8 +6,8 @@ import type { Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
 import { boostStatusOn } from '../../domain/points';
 import { KEY_PATTERN, KEY_RULE } from './batch';
-import { nextSlot } from './config-tx';
-import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
+import { nextSlot } from '../../store/config-tx';
+import { attributeFilterProblem, batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
 import type {
   AttributeFilter, CreateBoost, CreateLevel, CreateSystem, CreateTrigger, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, Rounding, TriggerType,
 } from '../wire/admin';
@@ -301,15 +301,6 @@ export function pointsRoutes(ctx: Ctx): Route[] {
 
 class NestedProblem extends Error {}
 
-/** Attribute filters must name attributes of the tenant, of the right kind. */
-export async function attributeFilterProblem(c: PoolClient, s: Scope, filters: AttributeFilter[] | null | undefined, type: 'user' | 'event'): Promise<string | null> {
-  if (!filters?.length) return null;
-  const ids = filters.map((f) => f.attributeId.toLowerCase());
-  const { rows } = await c.query<{ id: string }>('SELECT id FROM attributes WHERE tenant_id = $1 AND type = $2 AND id = ANY($3::uuid[])', [s.tenant.id, type, ids]);
-  const known = new Set(rows.map((r) => r.id));
-  const missing = ids.filter((id) => !known.has(id));
-  return missing.length ? `Unknown ${type} attribute id: ${missing.join(', ')}` : null;
-}
 
 /** What is wrong with a trigger's settings for its type, or null. */
 async function triggerProblem(c: PoolClient, s: Scope, t: CreateTrigger): Promise<string | null> {

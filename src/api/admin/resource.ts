@@ -6,8 +6,9 @@ import { notFound } from '../../http/errors';
 import { reply, Request, Route } from '../../http/server';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
-import { configTx } from './config-tx';
+import { configTx } from '../../store/config-tx';
 import { tx } from '../../store/db';
+import type { AttributeFilter } from '../wire/admin';
 
 /** A tenant-scoped config table exposed as an Admin API collection. */
 export interface Resource<Row> {
@@ -153,4 +154,14 @@ export function batchRoute<Item, Row>(
       return reply(done.length ? 201 : 200, { created: done.map(json), issues: sorted });
     },
   };
+}
+
+/** Attribute filters must name attributes of the tenant, of the right kind. */
+export async function attributeFilterProblem(c: PoolClient, s: Scope, filters: AttributeFilter[] | null | undefined, type: 'user' | 'event'): Promise<string | null> {
+  if (!filters?.length) return null;
+  const ids = filters.map((f) => f.attributeId.toLowerCase());
+  const { rows } = await c.query<{ id: string }>('SELECT id FROM attributes WHERE tenant_id = $1 AND type = $2 AND id = ANY($3::uuid[])', [s.tenant.id, type, ids]);
+  const known = new Set(rows.map((r) => r.id));
+  const missing = ids.filter((id) => !known.has(id));
+  return missing.length ? `Unknown ${type} attribute id: ${missing.join(', ')}` : null;
 }

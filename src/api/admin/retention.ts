@@ -5,7 +5,7 @@ import { check, jsonBody } from '../../http/body';
 import { unprocessable } from '../../http/errors';
 import { reply, Route } from '../../http/server';
 import { RETENTION_DEFAULTS, RetentionConfig, retentionFrom } from '../../domain/retention';
-import { configTx } from './config-tx';
+import { configTx } from '../../store/config-tx';
 import type { RetentionSettings } from '../wire/admin';
 
 const validateSettings = typia.createValidate<RetentionSettings>();

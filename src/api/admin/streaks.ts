@@ -8,7 +8,7 @@ import { reply, Route } from '../../http/server';
 import { dayNumber, localDate } from '../../domain/time';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, MAX_BATCH } from './batch';
-import { configTx } from './config-tx';
+import { configTx } from '../../store/config-tx';
 import { streakCall } from '../streak-calls';
 import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings } from '../wire/admin';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import { Ctx, identify, STALE, withConfig } from '../../context';
+import { achievementCompleteCall } from '../../engine';
 import { requireUser } from '../../auth/auth';
 import { boolParam, check, jsonBody } from '../../http/body';
 import { notFound, unprocessable } from '../../http/errors';
@@ -14,8 +15,8 @@ import { FREQ_CODE, parseState } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, zoneOf } from './user-input';
 import type { CompleteAchievementBody } from '../wire/app';
-import { readUser } from './users';
-import { attributeQuery } from './points';
+import { readUser } from '../user-calls';
+import { attributeQuery } from './user-input';
 
 const validateComplete = typia.createValidate<CompleteAchievementBody>();
 
@@ -125,25 +126,25 @@ async function complete(ctx: Ctx, req: Request) {
     const now = ctx.clock.now();
     const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${userId}`) ?? 'UTC') : (zone ?? 'UTC'));
     const opId = randomUUID();
-    const r = (await ctx.scripts.run('achievement_complete', [tk.config, tk.user(userId), tk.stream, tk.stats, tk.due], [
-      cfg.ver, now, userId, patch, cfg.program(null), userBoostsArg(cfg.userBoosts.get(userId)), date, opId, a.slot, a.id,
-      JSON.stringify(a.userAttributes),
-    ])) as string[];
+    const r = await achievementCompleteCall(ctx.engine, tk, {
+      ver: cfg.ver, now, userId, patch, program: cfg.program(null), userBoosts: userBoostsArg(cfg.userBoosts.get(userId)), date, opId,
+      achievementSlot: a.slot, achievementId: a.id, userAttributes: JSON.stringify(a.userAttributes),
+    });
     const completionId = derivedId('completion', userId, a.id);
-    switch (r[0]) {
+    switch (r.code) {
       case 'STALE':
         return STALE;
       case 'FILTERED':
         throw unprocessable(`User "${userId}" does not meet the attribute conditions of "${key}"`);
       case 'BLOCKED':
-        throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}"`);
+        throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
       case 'DONE':
-        return reply(200, { completionId, achievement: achievementJson(a, metricName(cfg), Number(r[1])), points: {} });
+        return reply(200, { completionId, achievement: achievementJson(a, metricName(cfg), r.achievedAt), points: {} });
       default:
         return reply(201, {
           completionId,
           achievement: achievementJson(a, metricName(cfg), now),
-          points: pointsResponse(cfg, JSON.parse(r[1]!) as ScriptPoints, opId, now, date),
+          points: pointsResponse(cfg, JSON.parse(r.points) as ScriptPoints, opId, now, date),
         });
     }
   });

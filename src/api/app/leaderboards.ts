@@ -1,14 +1,15 @@
+import { boardReadCall } from '../../engine';
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { invalid, notFound } from '../../http/errors';
 import { boolParam, intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
-import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, TIE_BITS } from '../../domain/leaderboards';
+import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue } from '../../domain/leaderboards';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { Tenant } from '../../store/tenants';
-import { attributeQuery } from './points';
-import { readUser } from './users';
+import { attributeQuery } from './user-input';
+import { readUser } from '../user-calls';
 
 interface Ranking {
   userId: string;
@@ -17,7 +18,7 @@ interface Ranking {
   value: number;
 }
 
-const decode = (score: string) => Math.floor(Number(score) / TIE_BITS);
+const decode = scoreValue;
 
 export function leaderboardRoutes(ctx: Ctx): Route[] {
   /** Which run a request asks for: `run=YYYY-MM-DD`, else the one holding today (UTC). */
@@ -45,10 +46,10 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
     if (limit === 0) return [];
     const tk = ctx.keys.tenant(t.slot);
     const last = offset + limit - 1;
-    const flat = (await ctx.scripts.run('board_read', [tk.board(b.slot, run, group)], [offset, last, tk.user(''), userId])) as (string | number | null)[];
+    const page = await boardReadCall(ctx.engine, tk, { board: tk.board(b.slot, run, group), first: offset, last, userId });
     // A live set exists until its run is final and stored, so only an empty
     // page needs Postgres (that keeps the common read off the database).
-    if (flat.length === 0) {
+    if (page.first === null) {
       if (!(await isFinal(ctx, t, b, run))) return [];
       const { rows } = await ctx.db.query<Omit<Ranking, 'userName'>>({
         name: 'board-results-page',
@@ -64,12 +65,8 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       const names = await ctx.redis.pipeline(rows.map((r) => ['hget', tk.user(r.userId), 'n'])).exec();
       return rows.map((r, i) => ({ ...r, userName: (names?.[i]?.[1] as string | null) ?? null }));
     }
-    const first = Number(flat[0]);
-    const out: Ranking[] = [];
-    for (let i = 1; i < flat.length; i += 3) {
-      out.push({ userId: String(flat[i]), rank: first + (i - 1) / 3 + 1, value: decode(String(flat[i + 1])), userName: (flat[i + 2] as string | null) ?? null });
-    }
-    return out;
+    const first = page.first;
+    return page.entries.map((e, i) => ({ userId: e.userId, rank: first + i + 1, value: scoreValue(e.score), userName: e.name }));
   };
 
   const groupFromQuery = (b: LeaderboardConfig, req: Request): string[] => {

@@ -8,7 +8,8 @@ import {
 } from '../../domain/points';
 import { localDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
-import { readUser } from './users';
+import { readUser } from '../user-calls';
+import { attributeQuery } from './user-input';
 import { eventSummary, POINTS_AWARDS } from './event-summary';
 import type { PointsRange } from '../wire/app';
 
@@ -18,19 +19,6 @@ function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
   return s;
 }
 
-/** `userAttributes=plan:pro,region:eu` → pairs (422 when malformed). */
-export function attributeQuery(q: URLSearchParams): Record<string, string> {
-  const raw = q.get('userAttributes');
-  // No prototype: a `__proto__` pair is an ordinary (unknown) key here.
-  const out: Record<string, string> = Object.create(null);
-  if (!raw) return out;
-  for (const part of raw.split(',')) {
-    const i = part.indexOf(':');
-    if (i <= 0) throw invalid('userAttributes must look like key:value,key:value');
-    out[part.slice(0, i)] = part.slice(i + 1);
-  }
-  return out;
-}
 
 export function pointsReadRoutes(ctx: Ctx): Route[] {
   /** The tenant's config and the system named in the path. */

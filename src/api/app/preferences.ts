@@ -7,7 +7,7 @@ import { channelsOf, NOTIFICATION_TYPES, prefField, RETENTION_DEFAULTS, STREAK_P
 import { ownStreakRule, OwnStreakRule } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { StreakPreferences, UpdateUserPreferencesRequest, UserPreferencesResponse } from '../wire/app';
-import { readUser, writeUserFields } from './users';
+import { readUser, writeUserFields } from '../user-calls';
 
 const validateUpdate = typia.createValidate<UpdateUserPreferencesRequest>();
 

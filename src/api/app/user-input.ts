@@ -25,3 +25,17 @@ export function checkAttributeKeys(values: Record<string, string> | undefined, k
 export function checkUserAttributes(cfg: TenantConfig, u: UserInput): void {
   checkAttributeKeys(u.attributes, cfg.userAttributes, 'user');
 }
+
+/** `userAttributes=plan:pro,region:eu` → pairs (422 when malformed). */
+export function attributeQuery(q: URLSearchParams): Record<string, string> {
+  const raw = q.get('userAttributes');
+  // No prototype: a `__proto__` pair is an ordinary (unknown) key here.
+  const out: Record<string, string> = Object.create(null);
+  if (!raw) return out;
+  for (const part of raw.split(',')) {
+    const i = part.indexOf(':');
+    if (i <= 0) throw invalid('userAttributes must look like key:value,key:value');
+    out[part.slice(0, i)] = part.slice(i + 1);
+  }
+  return out;
+}

@@ -7,10 +7,11 @@ import { notFound, unprocessable } from '../../http/errors';
 import { localDate } from '../../domain/time';
 import { userBoostsArg } from '../../domain/points';
 import { reply, Request, Route } from '../../http/server';
-import { toMap, totalField, userJson, userPatch } from '../../domain/users';
+import { totalField, userJson, userPatch } from '../../domain/users';
 import type { Tenant } from '../../store/tenants';
 import type { MetricConfig, TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, zoneOf } from './user-input';
+import { readUser, writeFields } from '../user-calls';
 import type { UserInput, UserWithId } from '../wire/app';
 import { eventSummary, METRIC_EVENTS } from './event-summary';
 import { achievedField, achievementJson } from '../../domain/achievements';
@@ -52,59 +53,8 @@ async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mo
   return userJson(id, fields);
 }
 
-/** Set fields of an existing user's hash (preferences), in one script call with its change record; the user's fields after. */
-export function writeUserFields(ctx: Ctx, tenant: Tenant, id: string, fields: Record<string, string>): Promise<Map<string, string>> {
-  return writeFields(ctx, tenant, id, fields, 'update', undefined, () => {});
-}
 
-async function writeFields(
-  ctx: Ctx, tenant: Tenant, id: string, fields: Record<string, string>, mode: 'upsert' | 'update',
-  zone: string | null | undefined, checkInput: (cfg: TenantConfig) => void,
-): Promise<Map<string, string>> {
-  const patch = JSON.stringify(fields);
-  const tk = ctx.keys.tenant(tenant.slot);
-  return withConfig(ctx, tenant, async (cfg) => {
-    checkInput(cfg);
-    const now = ctx.clock.now();
-    // Boost dates use the zone sent, else the last one seen (exact for new users, who have no other).
-    const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${id}`) ?? 'UTC') : (zone ?? 'UTC'));
-    const r = (await ctx.scripts.run(
-      'user_upsert',
-      [tk.config, tk.user(id), tk.stream, tk.stats, tk.due],
-      [cfg.ver, now, mode, id, patch, cfg.program(null), userBoostsArg(cfg.userBoosts.get(id)), date, randomUUID()],
-    )) as string[];
-    if (r[0] === 'STALE') return STALE;
-    if (r[0] === 'NOTFOUND') throw notFound(`User "${id}" not found`);
-    if (r[0] === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r[1]))?.key ?? r[1]}"`);
-    if (zone !== undefined) ctx.zones.set(`${tenant.slot}:${id}`, zone ?? 'UTC', 3_600_000);
-    return toMap(r, 4);
-  });
-}
 
-/**
- * Read a user's hash with a config that matches it; 404 for an unknown user.
- * With `postgres` the caller goes on to read the user's rows in Postgres:
- * any of the user's change records still unflushed are written first.
- */
-export async function readUser(
-  ctx: Ctx,
-  req: Request,
-  opts: { postgres?: boolean } = {},
-): Promise<{ principal: Principal; tenant: Tenant; cfg: TenantConfig; id: string; fields: Map<string, string> }> {
-  const { principal, tenant } = await identify(ctx, req);
-  const id = req.params[0]!;
-  requireUser(principal, id);
-  const tk = ctx.keys.tenant(tenant.slot);
-  const u = await withConfig(ctx, tenant, async (cfg) => {
-    const r = (await ctx.scripts.run('user_read', [tk.config, tk.user(id), tk.stream], [cfg.ver])) as string[];
-    if (r[0] === 'STALE') return STALE;
-    const fields = toMap(r, 2);
-    if (!fields.has('c')) throw notFound(`User "${id}" not found`);
-    return { principal, tenant, cfg, id, fields, unflushed: r[1]! };
-  });
-  if (opts.postgres && u.unflushed) await ctx.durable.through(tenant, id, u.unflushed);
-  return u;
-}
 
 async function getUser(ctx: Ctx, req: Request) {
   const u = await readUser(ctx, req);

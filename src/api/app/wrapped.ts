@@ -9,7 +9,7 @@ import { FREQ_CODE, periodDates } from '../../domain/streaks';
 import { percentileCuts, percentileOf, PeriodUnit } from '../../store/wrapped-percentiles';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { WrappedActivityPeriod, WrappedMetricValues, WrappedResponse, WrappedStreak } from '../wire/app';
-import { readUser } from './users';
+import { readUser } from '../user-calls';
 
 /** Trophy's year in review, computed from the durable record in Postgres. */
 export function wrappedRoutes(ctx: Ctx): Route[] {

@@ -1,8 +1,8 @@
 import type { PoolClient } from 'pg';
-import type { Ctx } from '../../context';
-import { tx } from '../../store/db';
-import { TenantConfigs } from '../../store/tenant-config';
-import type { Tenant } from '../../store/tenants';
+import type { Ctx } from '../context';
+import { tx } from './db';
+import { TenantConfigs } from './tenant-config';
+import type { Tenant } from './tenants';
 
 /** A new per-tenant short id (never reused, so stale Redis fields never alias). */
 export async function nextSlot(c: PoolClient, tenantId: string): Promise<number> {

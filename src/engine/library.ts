@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { observeScript } from '../metrics';
-import { masters, RedisClient } from './client';
+import { masters, RedisClient } from '../redis/client';
 
 /** Where the Lua sources live (copied beside dist/ in the image). */
 export const LUA_DIR = path.resolve(__dirname, '../../../lua');
@@ -52,11 +52,11 @@ export function librarySource(): { name: string; code: string; fn: (s: ScriptNam
 }
 
 /**
- * Typed access to the scripts: FCALL, loading the library first when Redis
+ * The one place that sends FCALL (only src/engine/calls use it): FCALL, loading the library first when Redis
  * lacks it. FCALL is routed by its first key, so in a cluster it reaches the
  * tenant's shard; each master keeps its own library, so it is loaded on all.
  */
-export class Scripts {
+export class Engine {
   private readonly lib = librarySource();
   private loaded: Promise<void> | null = null;
 
@@ -72,7 +72,8 @@ export class Scripts {
     return this.loaded;
   }
 
-  async run(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+  /** Raw FCALL; callers outside src/engine use the typed functions of src/engine/calls. */
+  async fcall(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
     const fcall = () => this.redis.call('FCALL', this.lib.fn(name), keys.length, ...keys, ...args);
     const started = performance.now();
     try {

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { Ctx, identify, STALE, withConfig } from '../context';
+import { Principal, requireUser } from '../auth/auth';
+import { notFound, unprocessable } from '../http/errors';
+import type { Request } from '../http/server';
+import { localDate } from '../domain/time';
+import { userBoostsArg } from '../domain/points';
+import { userReadCall, userUpsertCall } from '../engine';
+import type { Tenant } from '../store/tenants';
+import type { TenantConfig } from '../store/tenant-config';
+
+/*
+ * Reading and writing a user's hash through the engine, shared by the
+ * handlers (users, points, achievements, leaderboards, preferences, wrapped).
+ */
+
+/** Set fields of an existing user's hash (preferences), in one script call with its change record; the user's fields after. */
+export function writeUserFields(ctx: Ctx, tenant: Tenant, id: string, fields: Record<string, string>): Promise<Map<string, string>> {
+  return writeFields(ctx, tenant, id, fields, 'update', undefined, () => {});
+}
+
+export async function writeFields(
+  ctx: Ctx, tenant: Tenant, id: string, fields: Record<string, string>, mode: 'upsert' | 'update',
+  zone: string | null | undefined, checkInput: (cfg: TenantConfig) => void,
+): Promise<Map<string, string>> {
+  const patch = JSON.stringify(fields);
+  const tk = ctx.keys.tenant(tenant.slot);
+  return withConfig(ctx, tenant, async (cfg) => {
+    checkInput(cfg);
+    const now = ctx.clock.now();
+    // Boost dates use the zone sent, else the last one seen (exact for new users, who have no other).
+    const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${id}`) ?? 'UTC') : (zone ?? 'UTC'));
+    const r = await userUpsertCall(ctx.engine, tk, {
+      ver: cfg.ver, now, mode, userId: id, patch, program: cfg.program(null), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date, opId: randomUUID(),
+    });
+    if (r.code === 'STALE') return STALE;
+    if (r.code === 'NOTFOUND') throw notFound(`User "${id}" not found`);
+    if (r.code === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
+    if (zone !== undefined) ctx.zones.set(`${tenant.slot}:${id}`, zone ?? 'UTC', 3_600_000);
+    return r.fields;
+  });
+}
+
+/**
+ * Read a user's hash with a config that matches it; 404 for an unknown user.
+ * With `postgres` the caller goes on to read the user's rows in Postgres:
+ * any of the user's change records still unflushed are written first.
+ */
+export async function readUser(
+  ctx: Ctx,
+  req: Request,
+  opts: { postgres?: boolean } = {},
+): Promise<{ principal: Principal; tenant: Tenant; cfg: TenantConfig; id: string; fields: Map<string, string> }> {
+  const { principal, tenant } = await identify(ctx, req);
+  const id = req.params[0]!;
+  requireUser(principal, id);
+  const tk = ctx.keys.tenant(tenant.slot);
+  const u = await withConfig(ctx, tenant, async (cfg) => {
+    const r = await userReadCall(ctx.engine, tk, { ver: cfg.ver, userId: id });
+    if (r.code === 'STALE') return STALE;
+    if (!r.fields.has('c')) throw notFound(`User "${id}" not found`);
+    return { principal, tenant, cfg, id, fields: r.fields, unflushed: r.unflushed };
+  });
+  if (opts.postgres && u.unflushed) await ctx.durable.through(tenant, id, u.unflushed);
+  return u;
+}

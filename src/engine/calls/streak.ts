@@ -1,0 +1,44 @@
+import type { Engine } from '../library';
+import type { TenantKeys } from '../../redis/keys';
+
+export interface StreakArgs {
+  ver: string;
+  now: number;
+  userId: string;
+  program: string;
+  /** 'day,week,month,f'. */
+  streak: string;
+  /** streak_admin's operation ('' for streak_read). */
+  op: string;
+  /** Pauses (JSON). */
+  pauses: string;
+  /** The zone the periods were computed in. */
+  zone: string;
+}
+
+/** `unflushed` (streak_read): the user's last change id while Postgres may lack it, else ''. */
+export type StreakCallReply =
+  | { code: 'STALE' }
+  | { code: 'NOTFOUND' | 'FULL' | 'NOTHING' }
+  | { code: 'TZ'; zone: string }
+  | { code: 'OK'; raw: string; unflushed: string };
+
+/** lua/streak_read.lua and lua/streak_admin.lua: settle (and change) one user's streak. */
+export async function streakCall(engine: Engine, tk: TenantKeys, script: 'streak_read' | 'streak_admin', a: StreakArgs): Promise<StreakCallReply> {
+  const r = (await engine.fcall(script, [tk.config, tk.user(a.userId), tk.stream], [
+    a.ver, a.now, a.userId, a.program, a.streak, a.op, a.pauses, a.zone,
+  ])) as string[];
+  switch (r[0]) {
+    case 'STALE':
+    case 'NOTFOUND':
+    case 'FULL':
+    case 'NOTHING':
+      return { code: r[0] };
+    case 'TZ':
+      return { code: 'TZ', zone: r[1]! };
+    case 'OK':
+      return { code: 'OK', raw: r[1]!, unflushed: r[2] ?? '' };
+    default:
+      throw new Error(`${script}: unexpected reply ${String(r[0])}`);
+  }
+}

@@ -1,0 +1,345 @@
+import type { PoolClient } from 'pg';
+import { awardId, ScriptPoints } from '../domain/points';
+import { derivedId } from '../domain/ids';
+import type { ScriptBoard } from '../domain/leaderboards';
+import { changeOwner, decodeChange, PeriodRecord, UserChangeRecord } from '../engine/change-record';
+import { erasureHash } from './privacy';
+import { UnreadableRecord } from './dead-letters';
+
+/*
+ * The SQL side of the flusher: a batch of change records collected into rows
+ * per table group (collect), and written in one transaction (writeBatch),
+ * tables in a fixed order and rows in key order, so two flushers never
+ * deadlock on each other.
+ */
+
+export type StreamEntry = [id: string, fields: string[]];
+
+type PeriodRow = PeriodRecord & { u: string };
+
+interface EventRow {
+  id: string;
+  u: string;
+  m: string;
+  v: number;
+  t: string;
+  d: string;
+  at: number;
+  ik: string | null;
+  a: Record<string, string> | null;
+}
+
+interface AwardRow {
+  id: string;
+  u: string;
+  s: string;
+  t: string;
+  tv: string | null;
+  e: string;
+  a: number;
+  tot: number;
+  at: number;
+  d: string;
+  bo: string[];
+}
+
+interface BoardEventRow {
+  id: string;
+  b: string;
+  r: number;
+  u: string;
+  at: number;
+  d: string;
+  pr: number | null;
+  rk: number | null;
+  pv: number | null;
+  v: number | null;
+}
+
+interface CompletionRow {
+  a: string;
+  u: string;
+  at: number;
+  e: string;
+}
+
+interface UserRow {
+  id: string;
+  /** Profile fields that changed, by their Redis names (see domain/users.ts). */
+  p: Record<string, string>;
+  a: Record<string, string>;
+  created: number | null;
+  updated: number;
+}
+
+/**
+ * A map's values in the order of its keys. Two processes flushing one tenant
+ * then lock shared rows (users, fields, board entries) in the same order,
+ * and cannot deadlock on each other.
+ */
+function inKeyOrder<V>(m: Map<string, V>): V[] {
+  return [...m.keys()].sort().map((k) => m.get(k)!);
+}
+
+/** A batch's rows, collected from its stream entries. */
+export function collect(entries: StreamEntry[]) {
+  const events: EventRow[] = [];
+  const awards: AwardRow[] = [];
+  const users = new Map<string, UserRow>();
+  // Latest value of each user field and board entry in this batch, with the entry id as its version.
+  const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
+  const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
+  const collectFields = (changed: Record<string, string | false>, userId: string, ver: string) => {
+    let mine = fields.get(userId);
+    if (!mine) fields.set(userId, (mine = new Map()));
+    for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
+  };
+  const completions: CompletionRow[] = [];
+  const boardEvents: BoardEventRow[] = [];
+  const collectBoards = (boards: ScriptBoard[], opId: string, userId: string, at: number, date: string, ver: string) => {
+    for (const c of boards) {
+      const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
+      const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
+      entry(userId, c.rk > 0 ? c.sc : null);
+      for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
+      const none = (x: number) => (x < 0 ? null : x);
+      boardEvents.push({
+        id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
+        pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
+      });
+    }
+  };
+  // Later records of the same period win (a restore rewrites one).
+  const periods = new Map<string, PeriodRow>();
+  const collectPeriods = (written: PeriodRecord[], userId: string) => {
+    for (const r of written) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
+  };
+  const collectCompletions = (done: { i: string }[], opId: string, userId: string, at: number) => {
+    for (const d of done) completions.push({ a: d.i, u: userId, at, e: opId });
+  };
+  // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
+  const collectAwards = (points: ScriptPoints | null, opId: string, userId: string, at: number, date: string) => {
+    if (!points) return;
+    for (const sys of Object.values(points)) {
+      for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
+        awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
+      }
+    }
+  };
+  const touch = (id: string, at: number, created: string, patch: string) => {
+    let u = users.get(id);
+    if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
+    if (created) u.created ??= Number(created);
+    if (patch) {
+      const p = JSON.parse(patch) as Record<string, string>;
+      for (const k in p) {
+        if (k.startsWith('a:')) u.a[k.slice(2)] = p[k]!;
+        else u.p[k] = p[k]!;
+      }
+    }
+    u.updated = Math.max(u.updated, at);
+  };
+  const records: UserChangeRecord[] = [];
+  const collectOne = (entryId: string, flat: string[]) => {
+    const r = decodeChange(flat);
+    // An erasure's marker (see lua/user_erase.lua) only splits the stream.
+    if (r.kind === 'er') return;
+    records.push(r);
+    const ver = streamVersion(entryId);
+    if (r.kind === 'ev') events.push({ ...r.event, t: r.total });
+    if (r.created || r.patch) touch(r.userId, r.at, r.created, r.patch);
+    collectAwards(r.points, r.opId!, r.userId, r.at, r.date!);
+    collectCompletions(r.completions, r.opId!, r.userId, r.at);
+    collectPeriods(r.periods, r.userId);
+    if (r.kind === 'ev') collectBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
+    collectFields(r.userFields, r.userId, ver);
+  };
+  for (const [entryId, flat] of entries) {
+    try {
+      collectOne(entryId, flat);
+    } catch (err) {
+      // Malformed JSON or a missing field: no retry will parse it.
+      throw new UnreadableRecord(`Unreadable change record ${entryId}: ${(err as Error).message}`);
+    }
+  }
+  return { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records };
+}
+
+/**
+ * The entries to write when erasures newer than some of them exist: each
+ * erased user's records older than their erasure left out (null: keep all).
+ * One indexed query per batch, which finds nothing unless a user was erased
+ * since the batch's oldest record was written.
+ */
+export async function keptAfterErasures(c: PoolClient, tenantId: string, entries: StreamEntry[]): Promise<StreamEntry[] | null> {
+  if (entries.length === 0) return null;
+  let oldest = BigInt(streamVersion(entries[0]![0]));
+  for (const [id] of entries) {
+    const v = BigInt(streamVersion(id));
+    if (v < oldest) oldest = v;
+  }
+  const { rows } = await c.query<{ user_hash: string; ver: string }>({
+    name: 'flush-erasures',
+    text: 'SELECT user_hash, ver FROM user_erasures WHERE tenant_id = $1 AND ver > $2',
+    values: [tenantId, oldest.toString()],
+  });
+  if (rows.length === 0) return null;
+  const erased = new Map(rows.map((r) => [r.user_hash, BigInt(r.ver)]));
+  return entries.filter(([id, flat]) => {
+    const u = changeOwner(flat);
+    if (u === null) return true;
+    const ver = erased.get(erasureHash(tenantId, u));
+    return ver === undefined || BigInt(streamVersion(id)) > ver;
+  });
+}
+
+/**
+ * Rows for user_state, users in key order: {u, f: {field: [value, version]}}.
+ * Written by hand because a version (up to 19 digits) must stay a JSON number
+ * and exact, which JSON.stringify cannot do.
+ */
+function userStateJson(fields: Map<string, Map<string, [string | null, string]>>): string {
+  const rows: string[] = [];
+  for (const u of [...fields.keys()].sort()) {
+    const parts: string[] = [];
+    for (const [f, [v, ver]] of fields.get(u)!) parts.push(`${JSON.stringify(f)}:[${v === null ? 'null' : JSON.stringify(v)},${ver}]`);
+    rows.push(`{"u":${JSON.stringify(u)},"f":{${parts.join(',')}}}`);
+  }
+  return `[${rows.join(',')}]`;
+}
+
+/** A stream entry id ('ms-seq') as one orderable number. */
+export function streamVersion(id: string): string {
+  const [ms, seq] = id.split('-');
+  return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
+}
+
+export type Batch = ReturnType<typeof collect>;
+
+/** Write a collected batch inside the caller's transaction. */
+export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch): Promise<void> {
+  await writeUsers(c, tenantId, batch.users);
+  await writeUserState(c, tenantId, batch.fields);
+  await writeBoardEntries(c, tenantId, batch.boardEntries);
+  await writeBoardEvents(c, tenantId, batch.boardEvents);
+  await writePeriods(c, tenantId, batch.periods);
+  await writeCompletions(c, tenantId, batch.completions);
+  await writeAwards(c, tenantId, batch.awards);
+  await writeEvents(c, tenantId, batch.events);
+}
+
+/** Users and their profiles: created once, then updated field by field unless a newer update is stored. */
+async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']): Promise<void> {
+  if (!users.size) return;
+  const rows = inKeyOrder(users);
+  await c.query(
+    `INSERT INTO users (tenant_id, id, email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated)
+     SELECT $1, x.id, x.p->>'e', x.p->>'n', nullif(x.p->>'tz', ''), coalesce(x.p->>'se', '1') = '1',
+            nullif(x.p->>'dt', '')::jsonb, x.a, to_timestamp(coalesce(x.created, x.updated) / 1000.0), to_timestamp(x.updated / 1000.0)
+     FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, created bigint, updated bigint)
+     ON CONFLICT (tenant_id, id) DO NOTHING`,
+    [tenantId, JSON.stringify(rows)],
+  );
+  await c.query(
+    `UPDATE users SET
+       email = CASE WHEN x.p ? 'e' THEN x.p->>'e' ELSE users.email END,
+       name = CASE WHEN x.p ? 'n' THEN x.p->>'n' ELSE users.name END,
+       tz = CASE WHEN x.p ? 'tz' THEN nullif(x.p->>'tz', '') ELSE users.tz END,
+       subscribe_to_emails = CASE WHEN x.p ? 'se' THEN x.p->>'se' = '1' ELSE users.subscribe_to_emails END,
+       device_tokens = CASE WHEN x.p ? 'dt' THEN nullif(x.p->>'dt', '')::jsonb ELSE users.device_tokens END,
+       attributes = users.attributes || x.a,
+       updated = to_timestamp(x.updated / 1000.0)
+     FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
+     WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
+    [tenantId, JSON.stringify(rows)],
+  );
+}
+
+/** The users' hash fields (user_state), each with its stream version. */
+async function writeUserState(c: PoolClient, tenantId: string, fields: Batch['fields']): Promise<void> {
+  if (!fields.size) return;
+  // Field by field, the newer version wins: two flushers may commit
+  // neighbouring batches in either order.
+  await c.query(
+    `INSERT INTO user_state AS s (tenant_id, user_id, fields)
+     SELECT $1, x.u, x.f FROM jsonb_to_recordset($2::jsonb) AS x(u text, f jsonb)
+     ON CONFLICT (tenant_id, user_id) DO UPDATE SET fields = s.fields || coalesce(
+       (SELECT jsonb_object_agg(n.key, n.value) FROM jsonb_each(excluded.fields) AS n
+        WHERE s.fields->n.key IS NULL OR s.fields->n.key->1 < n.value->1), '{}')`,
+    [tenantId, userStateJson(fields)],
+  );
+}
+
+/** Live board entries (restored from on a rebuild), each with its stream version. */
+async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: Batch['boardEntries']): Promise<void> {
+  if (!boardEntries.size) return;
+  await c.query(
+    `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
+     SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver
+     FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
+     ON CONFLICT (tenant_id, leaderboard_id, run, grp, user_id) DO UPDATE SET score = excluded.score, ver = excluded.ver
+     WHERE board_entries.ver < excluded.ver`,
+    [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
+  );
+}
+
+/** Rank history of leaderboards. */
+async function writeBoardEvents(c: PoolClient, tenantId: string, boardEvents: Batch['boardEvents']): Promise<void> {
+  if (!boardEvents.length) return;
+  await c.query(
+    `INSERT INTO leaderboard_events (id, tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value)
+     SELECT x.id, $1, x.b, x.r, x.u, to_timestamp(x.at / 1000.0), x.d, x.pr, x.rk, x.pv, x.v
+     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, b uuid, r integer, u text, at bigint, d date, pr integer, rk integer, pv bigint, v bigint)
+     ON CONFLICT (id) DO NOTHING`,
+    [tenantId, JSON.stringify(boardEvents)],
+  );
+}
+
+/** Streak periods (a later record of a period wins). */
+async function writePeriods(c: PoolClient, tenantId: string, periods: Batch['periods']): Promise<void> {
+  if (!periods.size) return;
+  await c.query(
+    `INSERT INTO streak_periods (tenant_id, user_id, frequency, period, length, used_freeze, used_pause)
+     SELECT $1, x.u, x.f, x.p, x.l, x.fr = 1, x.pa = 1
+     FROM jsonb_to_recordset($2::jsonb) AS x(u text, f text, p integer, l integer, fr integer, pa integer)
+     ON CONFLICT (tenant_id, user_id, frequency, period) DO UPDATE
+       SET length = excluded.length, used_freeze = excluded.used_freeze, used_pause = excluded.used_pause`,
+    [tenantId, JSON.stringify(inKeyOrder(periods))],
+  );
+}
+
+/** Achievement completions. */
+async function writeCompletions(c: PoolClient, tenantId: string, completions: Batch['completions']): Promise<void> {
+  if (!completions.length) return;
+  await c.query(
+    `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)
+     SELECT $1, x.a, x.u, to_timestamp(x.at / 1000.0), x.e
+     FROM jsonb_to_recordset($2::jsonb) AS x(a uuid, u text, at bigint, e uuid)
+     ON CONFLICT DO NOTHING`,
+    [tenantId, JSON.stringify(completions)],
+  );
+}
+
+/** Points awards (ids derived from the operation and trigger). */
+async function writeAwards(c: PoolClient, tenantId: string, awards: Batch['awards']): Promise<void> {
+  if (!awards.length) return;
+  await c.query(
+    `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts)
+     SELECT x.id, $1, x.u, x.s, x.t, x.tv, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
+     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, tv uuid, e uuid, a numeric, tot numeric, at bigint, d date, bo jsonb)
+     ON CONFLICT (id) DO NOTHING`,
+    [tenantId, JSON.stringify(awards)],
+  );
+}
+
+/** The events themselves. */
+async function writeEvents(c: PoolClient, tenantId: string, events: Batch['events']): Promise<void> {
+  if (!events.length) return;
+  await c.query(
+    `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes)
+     SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a
+     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb)
+     ON CONFLICT (id) DO NOTHING`,
+    [tenantId, JSON.stringify(events)],
+  );
+}
