@@ -212,3 +212,17 @@ export function boardsResponse(cfg: BoardLookup, raw: string | undefined): Recor
   }
   return out;
 }
+
+/** A user's move on a board run, as `leaderboard.rank_changed` (webhooks and live updates) shows it. */
+export function rankChangeJson(cfg: BoardLookup, b: LeaderboardConfig, c: ScriptBoard) {
+  const dates = runDates(b, c.r);
+  return {
+    ...boardJson(b, boardNames(cfg, b)),
+    start: dates.start,
+    end: dates.end,
+    rank: c.rk > 0 ? c.rk : null,
+    value: c.rk > 0 ? c.nv : null,
+    previousRank: c.pr > 0 ? c.pr : null,
+    previousValue: c.pr > 0 ? c.pv : null,
+  };
+}

@@ -4,7 +4,7 @@ import type { LiveUserUpdateType } from '../api/wire/live';
 import { achievementJson } from '../domain/achievements';
 import { levelFor, levelJson, pointsResponse, systemJson } from '../domain/points';
 import { FREEZES_FIELD, FREQ_CODE, parseState, streakField, streakJson } from '../domain/streaks';
-import { boardJson, boardNames, runDates } from '../domain/leaderboards';
+import { rankChangeJson } from '../domain/leaderboards';
 
 /** One change to a user, before the subscription's name and sequence number are added. */
 export interface UserChange {
@@ -76,21 +76,7 @@ export function userChanges(cfg: TenantConfig, r: UserChangeRecord): UserChange[
   for (const c of r.boards) {
     const b = cfg.boardsBySlot.get(c.k);
     if (!b || c.rk === c.pr) continue;
-    const dates = runDates(b, c.r);
-    out.push({
-      type: 'leaderboard.rank_changed',
-      body: {
-        leaderboard: {
-          ...boardJson(b, boardNames(cfg, b)),
-          start: dates.start,
-          end: dates.end,
-          rank: c.rk > 0 ? c.rk : null,
-          value: c.rk > 0 ? c.nv : null,
-          previousRank: c.pr > 0 ? c.pr : null,
-          previousValue: c.pr > 0 ? c.pv : null,
-        },
-      },
-    });
+    out.push({ type: 'leaderboard.rank_changed', body: { leaderboard: rankChangeJson(cfg, b, c) } });
   }
   return out;
 }

@@ -305,7 +305,7 @@ export class Flusher {
   }
 }
 
-/** ownerOf for a raw entry, null when unreadable (the consumers set those aside). */
+/** changeOwner for a raw entry, null when unreadable (the consumers set those aside). */
 function readableOwner(flat: string[]): string | null {
   try {
     return changeOwner(flat);

@@ -8,7 +8,7 @@ import { derivedId } from '../domain/ids';
 import { achievementJson } from '../domain/achievements';
 import { levelFor, levelJson, pointsResponse, systemJson } from '../domain/points';
 import { FREEZE_ANCHOR_FIELD, FREEZES_FIELD, FREQ_CODE, parseState, streakField, streakJson } from '../domain/streaks';
-import { boardJson, boardNames, runDates, ScriptBoard } from '../domain/leaderboards';
+import { rankChangeJson, ScriptBoard } from '../domain/leaderboards';
 import { ATTRIBUTE_PREFIX, PROFILE_FIELDS } from '../domain/users';
 import type { WebhookEvent, WebhookEventType } from './events';
 import { enqueue, subscribedTypes } from './outbox';
@@ -211,18 +211,7 @@ export class WebhookDeriver implements BatchHook {
         const group = Array.isArray(c.g) ? c.g : [];
         boards.set(`${b.slot}\0${c.r}\0${group.join('\x1f')}\0${Math.floor(at / BOARD_CHANGED_WINDOW_MS)}`, { board: c, at });
         if (c.rk === c.pr) continue;
-        const dates = runDates(b, c.r);
-        emit('leaderboard.rank_changed', `${b.id}:${c.r}`, {
-          leaderboard: {
-            ...boardJson(b, boardNames(cfg, b)),
-            start: dates.start,
-            end: dates.end,
-            rank: c.rk > 0 ? c.rk : null,
-            value: c.rk > 0 ? c.nv : null,
-            previousRank: c.pr > 0 ? c.pr : null,
-            previousValue: c.pr > 0 ? c.pv : null,
-          },
-        });
+        emit('leaderboard.rank_changed', `${b.id}:${c.r}`, { leaderboard: rankChangeJson(cfg, b, c) });
       }
     }
 
