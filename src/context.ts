@@ -7,10 +7,9 @@ import type { Keys } from './redis/keys';
 import type { Engine } from './engine';
 import { Authenticator, Principal, requireAdmin } from './auth/auth';
 import type { Tenant, Tenants } from './store/tenants';
-import type { TenantConfig, TenantConfigs } from './store/tenant-config';
+import type { TenantConfigs } from './store/tenant-config';
 import type { TtlCache } from './domain/ttl-cache';
 import type { Request } from './http/server';
-import { HttpError, unavailable } from './http/errors';
 
 /** The services a request handler may use. */
 export interface Ctx {
@@ -55,29 +54,4 @@ export async function identifyAdmin(ctx: Ctx, req: Request): Promise<Tenant> {
   const principal = await ctx.auth.authenticate(req.apiKey);
   requireAdmin(principal);
   return ctx.tenants.resolve(principal, req.tenantId);
-}
-
-/** A script's answer when the config version it was given is out of date. */
-export const STALE = Symbol('stale');
-
-/**
- * Run `fn` with the tenant's config; when a script reports the config moved
- * on, reload it and run again (validation included), a few times at most.
- * A refusal (404, 422…) may come from a stale copy too (a metric created a
- * moment ago by another process): before answering it, confirm the version.
- */
-export async function withConfig<T>(ctx: Ctx, tenant: Tenant, fn: (cfg: TenantConfig) => Promise<T | typeof STALE>): Promise<T> {
-  let cfg = await ctx.configs.get(tenant);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    let out: T | typeof STALE;
-    try {
-      out = await fn(cfg);
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500 || (await ctx.configs.isCurrent(tenant, cfg.ver))) throw err;
-      out = STALE;
-    }
-    if (out !== STALE) return out;
-    cfg = await ctx.configs.reload(tenant);
-  }
-  throw unavailable('Configuration is changing; retry shortly');
 }

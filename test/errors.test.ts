@@ -1,5 +1,5 @@
 import t from 'tap';
-import { isUnavailable } from '../src/http/errors';
+import { isUnavailable } from '../src/errors';
 
 // What counts as "a backing store is unreachable" decides 503 (retry) versus 500.
 t.test('store outages are recognised, other errors are not', async (t) => {

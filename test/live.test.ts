@@ -3,7 +3,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 import typia from 'typia';
-import type { LiveServerMessage } from '../src/api/wire/live';
+import type { LiveServerMessage } from '../src/wire/live';
 import { startServer, TestServer } from './helpers/harness';
 import { processDeployment, spawnServer } from './helpers/process';
 import { contiguous, liveUrl, openLive } from './helpers/live-client';

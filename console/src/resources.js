@@ -1,5 +1,5 @@
 // What the console configures: one small description per Admin API collection.
-// Limits mirror the API's (src/api/wire/admin.ts) so the browser refuses what the API would.
+// Limits mirror the API's (src/wire/admin.ts) so the browser refuses what the API would.
 const KEY = { k: 'key', label: 'Key', required: true, createOnly: true, pattern: '[A-Za-z0-9_\\-]{1,100}', max: 100, help: 'letters, digits, - and _' };
 const NAME = { k: 'name', label: 'Name', required: true };
 const DESCRIPTION = { k: 'description', label: 'Description', type: 'textarea', nullable: true };

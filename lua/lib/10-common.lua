@@ -1,4 +1,5 @@
--- Shared helpers, prepended to every script by src/redis/scripts.ts.
+-- Shared helpers of the Functions library (loaded by src/engine/library.ts).
+-- User hash field names: src/domain/user-hash.ts is their one TypeScript home.
 
 -- Totals are decimals: round to 15 significant digits so 0.1 + 0.2 reads 0.3.
 -- (A double carries 15.9 digits; the noise lives past the 15th.)

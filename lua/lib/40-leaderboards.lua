@@ -32,7 +32,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
       end
     end
     if (v ~= nil or d ~= nil) and grouped then
-      local group = table.concat(parts, '\31')
+      local group = table.concat(parts, '\31') -- GROUP_SEPARATOR (src/domain/leaderboards.ts)
       local run_key = string.format('%d:%d', b.k, b.r)
       local zkey = key_prefix .. run_key .. ':' .. group
       if d ~= nil then

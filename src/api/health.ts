@@ -2,7 +2,7 @@ import type { Ctx } from '../context';
 import { reply, Route } from '../http/server';
 import type { Flusher } from '../store/flusher';
 import type { DeadLetters } from '../store/dead-letters';
-import type { Readiness } from './wire/app';
+import type { Readiness } from '../wire/app';
 
 /**
  * Liveness and readiness (with the flusher's lag and dead letters); no key

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { safeEqual } from '../auth/api-keys';
-import { HttpError } from '../http/errors';
+import { HttpError } from '../errors';
 import type { Route } from '../http/server';
 import { registry } from '../metrics';
 import { scrape } from '../metrics-workers';

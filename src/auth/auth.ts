@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { forbidden, unauthorized } from '../http/errors';
+import { forbidden, unauthorized } from '../errors';
 import { TtlCache } from '../domain/ttl-cache';
 import { hashSecret, safeEqual, splitKey } from './api-keys';
 import type { Clock } from '../clock';

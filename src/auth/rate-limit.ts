@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import type { Keys } from '../redis/keys';
 import type { Engine } from '../engine';
 import { rateLimitCall, RateLimitReply } from '../engine';
-import { isUnavailable, tooManyRequests } from '../http/errors';
+import { isUnavailable, tooManyRequests } from '../errors';
 
 /** Requests per second sustained, and how many may come at once. */
 export interface RateLimit {

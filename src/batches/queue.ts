@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../context';
-import { HttpError, isUnavailable } from '../http/errors';
+import { HttpError, isUnavailable } from '../errors';
 import { derivedId } from '../domain/ids';
 import type { Tenant } from '../store/tenants';
-import type { BatchEvent } from '../api/wire/admin';
-import { recordEvent } from '../api/record-event';
+import type { BatchEvent } from '../wire/admin';
+import { recordEvent } from '../services/record-event';
 
 const GROUP = 'apply';
 

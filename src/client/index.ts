@@ -4,7 +4,7 @@ import type {
   PointsLevel, PointsRange, PointsSystem, StreakRanking, StreakRankingsQuery, StreakSummary, SummaryPoint, User, UserAchievement, UserAchievementsQuery, UserInput,
   UserLeaderboard, UserLeaderboardQuery, UserPoints, UserPointsQuery, UserStreak, UserStreakQuery, UserWithId,
   UpdateUserPreferencesRequest, UserPreferencesResponse, WrappedQuery, WrappedResponse,
-} from '../api/wire/app';
+} from '../wire/app';
 import type {
   AdminAchievement, AdminAttribute, AdminLeaderboard, AdminMetric, AdminPointsBoost, AdminPointsLevel, AdminPointsSystem,
   AdminPointsSystemWithItems, AdminPointsTrigger, AdminStreakPause, AdminTenant, ApplicationKey, CreateAchievement, CreateAttribute,
@@ -17,13 +17,13 @@ import type {
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate,
   RetentionSettings, RetentionSettingsResponse,
-} from '../api/wire/admin';
+} from '../wire/admin';
 
-import type { LiveAround, LiveBoardUnavailable, LiveBoardUpdate, LiveToken, LiveTokenBody, LiveUserUpdate } from '../api/wire/live';
+import type { LiveAround, LiveBoardUnavailable, LiveBoardUpdate, LiveToken, LiveTokenBody, LiveUserUpdate } from '../wire/live';
 
-export type * from '../api/wire/app';
-export type * from '../api/wire/admin';
-export type * from '../api/wire/live';
+export type * from '../wire/app';
+export type * from '../wire/admin';
+export type * from '../wire/live';
 
 export interface LaurelOptions {
   /** The admin key, or an application key (Application API, its own user only). */

@@ -20,8 +20,6 @@ export interface AchievementConfig {
   updated: string;
 }
 
-/** User hash field: when the user completed it (ms). */
-export const achievedField = (slot: number) => `a${slot}`;
 /** Tenant stats field: how many users completed it. */
 export const completionsField = (slot: number) => `ac${slot}`;
 

@@ -37,6 +37,16 @@ export interface LeaderboardConfig {
  * an older tick); values beyond are clamped.
  */
 export const TIE_BITS = 2 ** 22;
+
+/**
+ * A board with a breakdown keeps one sorted set per group of attribute
+ * values; the group is written as the values joined by this separator (in
+ * Redis keys, change records and Postgres), a character no attribute value
+ * may hold.
+ */
+export const GROUP_SEPARATOR = '\x1f';
+export const joinGroup = (values: readonly string[]) => values.join(GROUP_SEPARATOR);
+export const splitGroup = (joined: string | null | undefined): string[] => (joined ? joined.split(GROUP_SEPARATOR) : []);
 export const MAX_VALUE = 2 ** 31 - 1;
 
 /** A packed board score (see TIE_BITS; lua/lib/40-leaderboards.lua packs it) as its value, and as the update counter it carries. */

@@ -68,8 +68,6 @@ export interface PointsSystemConfig {
   boosts: BoostConfig[];
 }
 
-/** The field of a user's hash holding their total in a system. */
-export const pointsField = (systemSlot: number) => `p${systemSlot}`;
 
 /** The level a total reaches: the highest whose threshold is at or below it. */
 export function levelFor(levels: LevelConfig[], total: number): LevelConfig | null {

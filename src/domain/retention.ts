@@ -1,5 +1,6 @@
-import type { NotificationChannel, NotificationPreferences } from '../api/wire/app';
-import type { RetentionSettings, RetentionSettingsResponse } from '../api/wire/admin';
+import { CONTROL_FIELD, LAST_ACTIVE_FIELD, STREAK_PREF_FIELD, prefField } from './user-hash';
+import type { NotificationChannel, NotificationPreferences } from '../wire/app';
+import type { RetentionSettings, RetentionSettingsResponse } from '../wire/admin';
 import { FREQ_CODE, periodDates, periodIndexes, StreakConfig, weekOffset } from './streaks';
 import { dateFromDay, dayNumber, localHour, localDate, recapPeriod, zonedMs } from './time';
 
@@ -38,12 +39,6 @@ export function retentionFrom(b: RetentionSettings): RetentionConfig {
   };
 }
 
-/** User hash fields: control group ('1'), a type's chosen channels ('email,push', '' for none), last active local date. */
-export const CONTROL_FIELD = 'cg';
-export const LAST_ACTIVE_FIELD = 'ld';
-export const prefField = (type: NotificationType) => `np:${type}`;
-/** The user's own streak rule (see lua/lib/15-streaks.lua). */
-export const STREAK_PREF_FIELD = 'sp';
 export const RETENTION_FIELDS = [CONTROL_FIELD, LAST_ACTIVE_FIELD, STREAK_PREF_FIELD, ...NOTIFICATION_TYPES.map(prefField)];
 
 export const inControl = (fields: Map<string, string>) => fields.get(CONTROL_FIELD) === '1';

@@ -47,10 +47,6 @@ export function periodDates(f: 'd' | 'w' | 'm', idx: number, weekStart: WeekStar
   return { start: dateFromDay(start), end: dateFromDay(end) };
 }
 
-/** User hash fields of streaks (see lua/lib/15-streaks.lua): a frequency's state, freezes held, first streak day. */
-export const streakField = (f: 'd' | 'w' | 'm') => `S${f}`;
-export const FREEZES_FIELD = 'fz';
-export const FREEZE_ANCHOR_FIELD = 'fa';
 
 /** A frequency's state as the script keeps it (S<f> in the user hash). */
 export interface StreakState {

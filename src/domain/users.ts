@@ -1,7 +1,9 @@
-/**
- * A user lives in one Redis hash. Profile fields have short names; metric
- * totals are `m<slot>`. This module is the only place that knows the names.
- */
+import type { User } from '../wire/app';
+import {
+  attributeField, attributesIn, CONTROL_FIELD, CREATED_FIELD, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRIBED_FIELD, UPDATED_FIELD, ZONE_FIELD,
+} from './user-hash';
+
+/** A user's profile as the API takes it; stored in the user hash (domain/user-hash names the fields). */
 export interface UserFields {
   email?: string;
   name?: string;
@@ -11,24 +13,18 @@ export interface UserFields {
   attributes?: Record<string, string>;
 }
 
-import type { User } from '../api/wire/app';
-import { CONTROL_FIELD } from './retention';
-
-export const totalField = (metricSlot: number) => `m${metricSlot}`;
-
-/** The hash fields userJson reads, besides attributes (`a:<key>`). */
-export const PROFILE_FIELDS = ['e', 'n', 'tz', 'dt', 'se', 'c', 'u', CONTROL_FIELD];
-export const ATTRIBUTE_PREFIX = 'a:';
+/** The hash fields userJson reads, besides attributes. */
+export const PROFILE_FIELDS = [EMAIL_FIELD, NAME_FIELD, ZONE_FIELD, DEVICE_TOKENS_FIELD, SUBSCRIBED_FIELD, CREATED_FIELD, UPDATED_FIELD, CONTROL_FIELD];
 
 /** The hash fields a profile update sets (tz already canonical; '' clears). */
 export function userPatch(u: UserFields, tz: string | null | undefined): Record<string, string> {
   const p: Record<string, string> = {};
-  if (u.email !== undefined) p.e = u.email;
-  if (u.name !== undefined) p.n = u.name;
-  if (tz !== undefined) p.tz = tz ?? '';
-  if (u.subscribeToEmails !== undefined) p.se = u.subscribeToEmails ? '1' : '0';
-  if (u.deviceTokens !== undefined) p.dt = u.deviceTokens === null ? '' : JSON.stringify(u.deviceTokens);
-  if (u.attributes) for (const k in u.attributes) p[`a:${k}`] = u.attributes[k]!;
+  if (u.email !== undefined) p[EMAIL_FIELD] = u.email;
+  if (u.name !== undefined) p[NAME_FIELD] = u.name;
+  if (tz !== undefined) p[ZONE_FIELD] = tz ?? '';
+  if (u.subscribeToEmails !== undefined) p[SUBSCRIBED_FIELD] = u.subscribeToEmails ? '1' : '0';
+  if (u.deviceTokens !== undefined) p[DEVICE_TOKENS_FIELD] = u.deviceTokens === null ? '' : JSON.stringify(u.deviceTokens);
+  if (u.attributes) for (const k in u.attributes) p[attributeField(k)] = u.attributes[k]!;
   return p;
 }
 
@@ -40,19 +36,17 @@ export function toMap(flat: string[], from = 0): Map<string, string> {
 }
 
 export function userJson(id: string, h: Map<string, string>): User {
-  const attributes: Record<string, string> = {};
-  for (const [f, v] of h) if (f.startsWith('a:')) attributes[f.slice(2)] = v;
-  const dt = h.get('dt');
+  const dt = h.get(DEVICE_TOKENS_FIELD);
   return {
     id,
-    email: h.get('e') ?? null,
-    name: h.get('n') ?? null,
-    tz: h.get('tz') || null,
+    email: h.get(EMAIL_FIELD) ?? null,
+    name: h.get(NAME_FIELD) ?? null,
+    tz: h.get(ZONE_FIELD) || null,
     deviceTokens: dt ? (JSON.parse(dt) as string[]) : null,
-    subscribeToEmails: h.get('se') !== '0',
-    attributes,
+    subscribeToEmails: h.get(SUBSCRIBED_FIELD) !== '0',
+    attributes: attributesIn(h),
     control: h.get(CONTROL_FIELD) === '1',
-    created: new Date(Number(h.get('c'))).toISOString(),
-    updated: new Date(Number(h.get('u') ?? h.get('c'))).toISOString(),
+    created: new Date(Number(h.get(CREATED_FIELD))).toISOString(),
+    updated: new Date(Number(h.get(UPDATED_FIELD) ?? h.get(CREATED_FIELD))).toISOString(),
   };
 }

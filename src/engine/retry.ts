@@ -1,3 +1,5 @@
+import { HttpError, unavailable } from '../errors';
+
 /** Where the last zone seen of each user is remembered (`tenantSlot:userId` → zone). */
 export interface ZoneMemory {
   get(key: string): string | undefined;
@@ -29,4 +31,41 @@ export async function inUserZone<R extends { code: string }>(
     zones.set(zoneKey, zone, ZONE_TTL_MS);
   }
   return null;
+}
+
+/** A script's answer when the config version it was given is out of date. */
+export const STALE = Symbol('stale');
+
+/** Where a tenant's compiled config comes from (the TenantConfigs cache). */
+export interface ConfigSource<K, C extends { ver: string }> {
+  get(tenant: K): Promise<C>;
+  reload(tenant: K): Promise<C>;
+  isCurrent(tenant: K, ver: string): Promise<boolean>;
+}
+
+/**
+ * The one stale-config retry loop. Run `fn` with the tenant's config; when a
+ * script reports the config moved on (STALE), reload it and run again
+ * (validation included), a few times at most. A refusal (404, 422…) may come
+ * from a stale copy too (a metric created a moment ago by another process):
+ * before answering it, confirm the version.
+ */
+export async function withConfig<T, K, C extends { ver: string }>(
+  configs: ConfigSource<K, C>,
+  tenant: K,
+  fn: (cfg: C) => Promise<T | typeof STALE>,
+): Promise<T> {
+  let cfg = await configs.get(tenant);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    let out: T | typeof STALE;
+    try {
+      out = await fn(cfg);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500 || (await configs.isCurrent(tenant, cfg.ver))) throw err;
+      out = STALE;
+    }
+    if (out !== STALE) return out;
+    cfg = await configs.reload(tenant);
+  }
+  throw unavailable('Configuration is changing; retry shortly');
 }

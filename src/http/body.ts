@@ -1,5 +1,5 @@
 import type { IValidation } from 'typia';
-import { badRequest, HttpError, invalid, unprocessable } from './errors';
+import { badRequest, HttpError, invalid, unprocessable } from '../errors';
 import type { Request } from './server';
 import { unstorablePath, UNSTORABLE_RULE } from './text';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import uWS from 'uWebSockets.js';
-import { badRequest, HttpError, isUnavailable, unavailable } from './errors';
+import { badRequest, HttpError, isUnavailable, unavailable } from '../errors';
 import { storable, UNSTORABLE_RULE } from './text';
 import type { Logger } from '../log';
 import { routeRecorder } from '../metrics';

@@ -3,7 +3,7 @@ import type { LiveConfig } from '../config';
 import type { Tenant } from '../store/tenants';
 import { decodeChange } from '../engine/change-record';
 import type { LiveScope } from './tokens';
-import type { LiveSubscribe } from '../api/wire/live';
+import type { LiveSubscribe } from '../wire/live';
 import { StreamFeed } from './feed';
 import { userChanges } from './messages';
 import { BoardViewSpec, readBoardView, watchable } from './board-view';

@@ -1,10 +1,11 @@
 import type { UserChangeRecord } from '../engine/change-record';
 import type { TenantConfig } from '../store/tenant-config';
-import type { LiveUserUpdateType } from '../api/wire/live';
+import type { LiveUserUpdateType } from '../wire/live';
 import { achievementJson } from '../domain/achievements';
 import { levelFor, levelJson, pointsResponse, systemJson } from '../domain/points';
-import { FREEZES_FIELD, FREQ_CODE, parseState, streakField, streakJson } from '../domain/streaks';
+import { FREQ_CODE, parseState, streakJson } from '../domain/streaks';
 import { rankChangeJson } from '../domain/leaderboards';
+import { FREEZES_FIELD, streakField } from '../domain/user-hash';
 
 /** One change to a user, before the subscription's name and sequence number are added. */
 export interface UserChange {

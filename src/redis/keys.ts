@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { joinGroup } from '../domain/leaderboards';
 
 /**
  * Every Redis key name is built here. A tenant's keys share one hash tag
@@ -116,7 +117,7 @@ export class TenantKeys {
   }
   /** One board run's set of one breakdown group ('' without breakdowns). */
   board(slot: number, run: number, group: string[]): string {
-    return `${this.boardPrefix}${slot}:${run}:${group.join('\x1f')}`;
+    return `${this.boardPrefix}${slot}:${run}:${joinGroup(group)}`;
   }
   /** Update counters of board runs (tie order). */
   get boardTicks(): string {

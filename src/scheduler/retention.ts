@@ -6,16 +6,14 @@ import { tx } from '../store/db';
 import { scanKeys } from '../redis/client';
 import { derivedId } from '../domain/ids';
 import { dateFromDay, dayNumber, localDate } from '../domain/time';
-import { FREQ_CODE, parseState, periodIndexes, streakField, streakJson, FREEZES_FIELD, StreakState } from '../domain/streaks';
-import {
-  inControl, LAST_ACTIVE_FIELD, STREAK_PREF_FIELD, NotificationType, periodEndsAt, reactivationDueAt, recapOf, reminderAt, RetentionConfig,
-  retentionSignature, wantsNotice,
-} from '../domain/retention';
-import { streakCall } from '../api/streak-calls';
-import { history, pauses } from '../api/app/streaks';
+import { FREQ_CODE, parseState, periodIndexes, streakJson, StreakState } from '../domain/streaks';
+import { inControl, NotificationType, periodEndsAt, reactivationDueAt, recapOf, reminderAt, RetentionConfig, retentionSignature, wantsNotice } from '../domain/retention';
+import { streakCall } from '../services/streak-calls';
+import { history, pauses } from '../store/streak-history';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { userPayload } from '../webhooks/payloads';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
+import { streakField, FREEZES_FIELD, LAST_ACTIVE_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
 
 /** Users looked at per batch (one pipeline of hash reads, one transaction of outbox rows). */
 const BATCH = 500;
@@ -104,7 +102,7 @@ async function visit(
   const out: Visit = { events: [], next: null };
   // Erased, or in the control group: nothing, ever (an event puts a user back only outside the control group).
   if (!fields.has('c') || inControl(fields)) return out;
-  const zone = fields.get('tz') || 'UTC';
+  const zone = zoneIn(fields);
   const today = localDate(now, zone);
   const lastActive = fields.get(LAST_ACTIVE_FIELD);
   const later = (ms: number) => {

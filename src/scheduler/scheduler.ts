@@ -1,6 +1,6 @@
-import { userJobCall } from '../engine';
+import { userJobCall, STALE, withConfig } from '../engine';
 import { randomUUID } from 'node:crypto';
-import { Ctx, STALE, withConfig } from '../context';
+import { Ctx } from '../context';
 import { localDate } from '../domain/time';
 import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
@@ -15,9 +15,10 @@ import { DailyRollups } from '../store/rollups';
 import { schedulerRuns } from '../metrics';
 import { announceBoosts, announceRuns, finishedEvents } from '../webhooks/announce';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
-import { streakCall } from '../api/streak-calls';
+import { streakCall } from '../services/streak-calls';
 import { retentionPass } from './retention';
 import { PERCENTILES_REFRESH_MS, refreshPercentiles } from '../store/wrapped-percentiles';
+import { ZONE_FIELD } from '../domain/user-hash';
 
 const BATCH = 500;
 /** Users a streak sweep visits per scheduler pass. */
@@ -204,9 +205,9 @@ export class Scheduler {
    */
   private async userScript(t: Tenant, id: string, now: number, script: 'user_review' | 'time_grant', program: string | null): Promise<void> {
     const { ctx } = this;
-    const tz = (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), 'tz')) || 'UTC';
+    const tz = (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), ZONE_FIELD)) || 'UTC';
     const tk = ctx.keys.tenant(t.slot);
-    await withConfig(ctx, t, async (cfg) => {
+    await withConfig(ctx.configs, t, async (cfg) => {
       const r = await userJobCall(ctx.engine, tk, script, {
         ver: cfg.ver, now, userId: id, program: cfg.program(program), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date: localDate(now, tz), opId: randomUUID(),
       });

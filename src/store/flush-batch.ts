@@ -5,6 +5,8 @@ import type { ScriptBoard } from '../domain/leaderboards';
 import { changeOwner, decodeChange, PeriodRecord, UserChangeRecord } from '../engine/change-record';
 import { erasureHash } from './privacy';
 import { UnreadableRecord } from './dead-letters';
+import { ATTRIBUTE_PREFIX } from '../domain/user-hash';
+import { joinGroup } from '../domain/leaderboards';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
@@ -65,7 +67,7 @@ interface CompletionRow {
 
 interface UserRow {
   id: string;
-  /** Profile fields that changed, by their Redis names (see domain/users.ts). */
+  /** Profile fields that changed, by their user-hash names (domain/user-hash.ts; the users upsert below reads them). */
   p: Record<string, string>;
   a: Record<string, string>;
   created: number | null;
@@ -81,89 +83,99 @@ function inKeyOrder<V>(m: Map<string, V>): V[] {
   return [...m.keys()].sort().map((k) => m.get(k)!);
 }
 
-/** A batch's rows, collected from its stream entries. */
-export function collect(entries: StreamEntry[]) {
-  const events: EventRow[] = [];
-  const awards: AwardRow[] = [];
-  const users = new Map<string, UserRow>();
-  // Latest value of each user field and board entry in this batch, with the entry id as its version.
-  const fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
-  const boardEntries = new Map<string, { b: string; r: number; g: string; u: string; s: string | null; ver: string }>();
-  const collectFields = (changed: Record<string, string | false>, userId: string, ver: string) => {
-    let mine = fields.get(userId);
-    if (!mine) fields.set(userId, (mine = new Map()));
+type BoardEntryRow = { b: string; r: number; g: string; u: string; s: string | null; ver: string };
+
+/**
+ * A batch's rows, collected from its stream entries: one list or map per
+ * table, filled by one method per part of a change record.
+ */
+export class Batch {
+  readonly events: EventRow[] = [];
+  readonly awards: AwardRow[] = [];
+  readonly users = new Map<string, UserRow>();
+  /** Latest value of each user field in this batch, with the entry id as its version. */
+  readonly fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
+  /** Latest score of each board entry in this batch, versioned likewise. */
+  readonly boardEntries = new Map<string, BoardEntryRow>();
+  readonly boardEvents: BoardEventRow[] = [];
+  /** Later records of the same period win (a restore rewrites one). */
+  readonly periods = new Map<string, PeriodRow>();
+  readonly completions: CompletionRow[] = [];
+  readonly records: UserChangeRecord[] = [];
+
+  constructor(entries: StreamEntry[]) {
+    for (const [entryId, flat] of entries) {
+      try {
+        this.add(entryId, flat);
+      } catch (err) {
+        // Malformed JSON or a missing field: no retry will parse it.
+        throw new UnreadableRecord(`Unreadable change record ${entryId}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private add(entryId: string, flat: string[]): void {
+    const r = decodeChange(flat);
+    // An erasure's marker (see lua/user_erase.lua) only splits the stream.
+    if (r.kind === 'er') return;
+    this.records.push(r);
+    const ver = streamVersion(entryId);
+    if (r.kind === 'ev') this.events.push({ ...r.event, t: r.total });
+    if (r.created || r.patch) this.touch(r.userId, r.at, r.created, r.patch);
+    this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!);
+    for (const d of r.completions) this.completions.push({ a: d.i, u: r.userId, at: r.at, e: r.opId! });
+    for (const p of r.periods) this.periods.set(`${r.userId}\0${p.f}\0${p.p}`, { ...p, u: r.userId });
+    if (r.kind === 'ev') this.addBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
+    this.addFields(r.userFields, r.userId, ver);
+  }
+
+  private addFields(changed: Record<string, string | false>, userId: string, ver: string): void {
+    let mine = this.fields.get(userId);
+    if (!mine) this.fields.set(userId, (mine = new Map()));
     for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
-  };
-  const completions: CompletionRow[] = [];
-  const boardEvents: BoardEventRow[] = [];
-  const collectBoards = (boards: ScriptBoard[], opId: string, userId: string, at: number, date: string, ver: string) => {
+  }
+
+  private addBoards(boards: ScriptBoard[], opId: string, userId: string, at: number, date: string, ver: string): void {
     for (const c of boards) {
-      const g = (Array.isArray(c.g) ? c.g : []).join('\x1f');
-      const entry = (u: string, score: string | null) => boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
+      const g = joinGroup(Array.isArray(c.g) ? c.g : []);
+      const entry = (u: string, score: string | null) => this.boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
       entry(userId, c.rk > 0 ? c.sc : null);
       for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
       const none = (x: number) => (x < 0 ? null : x);
-      boardEvents.push({
+      this.boardEvents.push({
         id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
         pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
       });
     }
-  };
-  // Later records of the same period win (a restore rewrites one).
-  const periods = new Map<string, PeriodRow>();
-  const collectPeriods = (written: PeriodRecord[], userId: string) => {
-    for (const r of written) periods.set(`${userId}\0${r.f}\0${r.p}`, { ...r, u: userId });
-  };
-  const collectCompletions = (done: { i: string }[], opId: string, userId: string, at: number) => {
-    for (const d of done) completions.push({ a: d.i, u: userId, at, e: opId });
-  };
-  // Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows.
-  const collectAwards = (points: ScriptPoints | null, opId: string, userId: string, at: number, date: string) => {
+  }
+
+  /** Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows. */
+  private addAwards(points: ScriptPoints | null, opId: string, userId: string, at: number, date: string): void {
     if (!points) return;
     for (const sys of Object.values(points)) {
       for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
-        awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
+        this.awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
       }
     }
-  };
-  const touch = (id: string, at: number, created: string, patch: string) => {
-    let u = users.get(id);
-    if (!u) users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
+  }
+
+  private touch(id: string, at: number, created: string, patch: string): void {
+    let u = this.users.get(id);
+    if (!u) this.users.set(id, (u = { id, p: {}, a: {}, created: null, updated: at }));
     if (created) u.created ??= Number(created);
     if (patch) {
       const p = JSON.parse(patch) as Record<string, string>;
       for (const k in p) {
-        if (k.startsWith('a:')) u.a[k.slice(2)] = p[k]!;
+        if (k.startsWith(ATTRIBUTE_PREFIX)) u.a[k.slice(ATTRIBUTE_PREFIX.length)] = p[k]!;
         else u.p[k] = p[k]!;
       }
     }
     u.updated = Math.max(u.updated, at);
-  };
-  const records: UserChangeRecord[] = [];
-  const collectOne = (entryId: string, flat: string[]) => {
-    const r = decodeChange(flat);
-    // An erasure's marker (see lua/user_erase.lua) only splits the stream.
-    if (r.kind === 'er') return;
-    records.push(r);
-    const ver = streamVersion(entryId);
-    if (r.kind === 'ev') events.push({ ...r.event, t: r.total });
-    if (r.created || r.patch) touch(r.userId, r.at, r.created, r.patch);
-    collectAwards(r.points, r.opId!, r.userId, r.at, r.date!);
-    collectCompletions(r.completions, r.opId!, r.userId, r.at);
-    collectPeriods(r.periods, r.userId);
-    if (r.kind === 'ev') collectBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
-    collectFields(r.userFields, r.userId, ver);
-  };
-  for (const [entryId, flat] of entries) {
-    try {
-      collectOne(entryId, flat);
-    } catch (err) {
-      // Malformed JSON or a missing field: no retry will parse it.
-      throw new UnreadableRecord(`Unreadable change record ${entryId}: ${(err as Error).message}`);
-    }
   }
-  return { events, awards, users, fields, boardEntries, boardEvents, periods, completions, records };
 }
+
+/** A batch's rows, collected from its stream entries. */
+export const collect = (entries: StreamEntry[]) => new Batch(entries);
 
 /**
  * The entries to write when erasures newer than some of them exist: each
@@ -214,7 +226,6 @@ export function streamVersion(id: string): string {
   return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
 }
 
-export type Batch = ReturnType<typeof collect>;
 
 /** Write a collected batch inside the caller's transaction. */
 export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch): Promise<void> {

@@ -5,14 +5,14 @@ import { tx } from './db';
 import { TenantConfigs } from './tenant-config';
 import { scanKeys } from '../redis/client';
 import { idempotencySlot } from '../domain/idempotency';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { toMap, userJson } from '../domain/users';
-import { achievedField } from '../domain/achievements';
-import { levelFor, levelJson, pointsField } from '../domain/points';
-import { FREEZES_FIELD, FREQ_CODE, parseState, periodDates, streakField } from '../domain/streaks';
-import { scoreValue } from '../domain/leaderboards';
+import { levelFor, levelJson } from '../domain/points';
+import { FREQ_CODE, parseState, periodDates } from '../domain/streaks';
+import { scoreValue, splitGroup } from '../domain/leaderboards';
 import { userEraseCall } from '../engine';
-import type { ErasedUser, UserExport } from '../api/wire/admin';
+import type { ErasedUser, UserExport } from '../wire/admin';
+import { achievedField, pointsField, FREEZES_FIELD, streakField, LAST_CHANGE_FIELD, totalField } from '../domain/user-hash';
 
 /**
  * The tombstone's name for an erased user: a SHA-256 of tenant and user id,
@@ -194,8 +194,8 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
   const cfg = await ctx.configs.get(tenant);
   const fields = new Map(Object.entries(await ctx.redis.hgetall(tk.user(userId))));
   // Everything acknowledged is in the document, whatever the flusher's lag (see Consistency in the README).
-  if (fields.has('lc')) await ctx.durable.all(tenant);
-  fields.delete('lc');
+  if (fields.has(LAST_CHANGE_FIELD)) await ctx.durable.all(tenant);
+  fields.delete(LAST_CHANGE_FIELD);
   const q = async <R extends object>(sql: string): Promise<R[]> => (await ctx.db.query<R>(sql, [tenant.id, userId])).rows;
 
   const profileRows = await q<{ email: string | null; name: string | null; tz: string | null; subscribe_to_emails: boolean; device_tokens: string[] | null; attributes: Record<string, string>; created: Date; updated: Date }>(
@@ -214,7 +214,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
   const metricKey = (id: string) => cfg.metricsById.get(id)?.key ?? null;
   const metrics = [...cfg.metricsByKey.values()]
     .sort((a, b) => a.slot - b.slot)
-    .map((m) => ({ key: m.key, name: m.name, total: Number(fields.get(`m${m.slot}`) ?? 0) }));
+    .map((m) => ({ key: m.key, name: m.name, total: Number(fields.get(totalField(m.slot)) ?? 0) }));
 
   const awards = await q<{ id: string; system_id: string; trigger_id: string; event_id: string | null; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
     `SELECT id, system_id, trigger_id, event_id, awarded::float8 AS awarded, total::float8 AS total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts
@@ -282,7 +282,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
       const [slot, run, ...group] = k.slice(tk.boardPrefix.length).split(':');
       const b = cfg.boardsBySlot.get(Number(slot));
       const g = group.join(':');
-      live.push({ key: b?.key ?? null, run: Number(run), group: g ? g.split('\x1f') : [], rank: rank + 1, value: scoreValue(score) });
+      live.push({ key: b?.key ?? null, run: Number(run), group: splitGroup(g), rank: rank + 1, value: scoreValue(score) });
     });
   }
   const boardKey = (id: string) => [...cfg.boardsByKey.values()].find((b) => b.id === id)?.key ?? null;
@@ -326,7 +326,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
         key: boardKey(h.leaderboard_id), run: h.run, at: h.at.toISOString(), previousRank: h.previous_rank, rank: h.rank,
         previousValue: num(h.previous_value), value: num(h.value),
       })),
-      results: results.map((r) => ({ key: boardKey(r.leaderboard_id), run: r.run, group: r.grp ? r.grp.split('\x1f') : [], rank: r.rank, value: Number(r.value) })),
+      results: results.map((r) => ({ key: boardKey(r.leaderboard_id), run: r.run, group: splitGroup(r.grp), rank: r.rank, value: Number(r.value) })),
     },
     events: events.map((e) => ({
       id: e.id, metric: metricKey(e.metric_id), value: Number(e.value), total: Number(e.total), date: e.local_date,

@@ -3,7 +3,7 @@ import type { Logger } from '../log';
 import type { Keys } from '../redis/keys';
 import type { RedisClient } from '../redis/client';
 import { idempotencySlot } from '../domain/idempotency';
-import { scoreTick } from '../domain/leaderboards';
+import { scoreTick, splitGroup } from '../domain/leaderboards';
 import { completionsField } from '../domain/achievements';
 import type { TenantConfigs } from './tenant-config';
 import type { Tenant, Tenants } from './tenants';
@@ -88,7 +88,7 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
   for (const e of entries.rows) {
     const slot = slotOf.get(e.leaderboard_id);
     if (slot === undefined) continue;
-    pipe.zadd(tk.board(slot, e.run, e.grp ? e.grp.split('\x1f') : []), e.score, e.user_id);
+    pipe.zadd(tk.board(slot, e.run, splitGroup(e.grp)), e.score, e.user_id);
     const field = `${slot}:${e.run}`;
     ticks.set(field, Math.max(ticks.get(field) ?? 0, scoreTick(e.score)));
   }

@@ -5,7 +5,7 @@ import { FLUSH_GROUP, Keys } from '../redis/keys';
 import type { Engine } from '../engine';
 import { configPublishCall } from '../engine';
 import type { Tenant } from './tenants';
-import { isUnavailable, unavailable } from '../http/errors';
+import { isUnavailable, unavailable } from '../errors';
 import { tx } from './db';
 import { compileTenant, parseTenant } from './compile';
 import { triggerAppJson, triggerNames, triggerVersion } from '../domain/points';

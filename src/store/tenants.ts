@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import type { Clock } from '../clock';
 import { TtlCache } from '../domain/ttl-cache';
-import { forbidden, notFound, unauthorized } from '../http/errors';
+import { forbidden, notFound, unauthorized } from '../errors';
 import type { Principal } from '../auth/auth';
 import { DEFAULT_TENANT_ID, TENANT_ROW_TABLES } from './migrations';
-import type { AdminTenant } from '../api/wire/admin';
+import type { AdminTenant } from '../wire/admin';
 
 export interface Tenant {
   id: string;

@@ -3,10 +3,11 @@ import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import { tx } from '../store/db';
 import { derivedId } from '../domain/ids';
-import { opensAt, runDates, runFinalAt, runIndex, RunUnit } from '../domain/leaderboards';
+import { opensAt, runDates, runFinalAt, runIndex, RunUnit, splitGroup } from '../domain/leaderboards';
 import type { WebhookEvent } from './events';
 import { enqueue, subscribedTypes } from './outbox';
 import { boardPayload, liveRankings, TOP_RANKINGS, withNames } from './payloads';
+import { ZONE_FIELD } from '../domain/user-hash';
 
 /**
  * Events no change record carries: they happen because time passes. The
@@ -84,7 +85,7 @@ export async function finishedEvents(
   const out: WebhookEvent[] = [];
   for (const [g, top] of groups) {
     const rankings = await withNames(ctx.redis, ctx.keys.tenant(t.slot), top.sort((x, y) => x.rank - y.rank));
-    const group = g === '' ? [] : g.split('\x1f');
+    const group = splitGroup(g);
     out.push({
       id: derivedId('webhook', 'leaderboard.finished', b.id, String(run), g),
       type: 'leaderboard.finished',
@@ -128,7 +129,7 @@ export async function announceBoosts(ctx: Ctx, t: Tenant, now: number): Promise<
   if (rows.length === 0) return;
   const wanted = await subscribedTypes(ctx.db, t.id);
   for (const b of rows) {
-    const zone = b.user_id ? (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(b.user_id), 'tz')) || 'UTC' : null;
+    const zone = b.user_id ? (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(b.user_id), ZONE_FIELD)) || 'UTC' : null;
     const midnight = (date: string) => DateTime.fromISO(date, { zone: zone ?? 'UTC' }).toMillis();
     const startAt = zone ? midnight(b.start) : opensAt(b.start);
     const endAt = b.end === null ? null : zone ? midnight(b.end) + 86_400_000 : runFinalAt(b.end);

@@ -7,14 +7,15 @@ import type { UserChangeRecord } from '../engine/change-record';
 import { derivedId } from '../domain/ids';
 import { achievementJson } from '../domain/achievements';
 import { levelFor, levelJson, pointsResponse, systemJson } from '../domain/points';
-import { FREEZE_ANCHOR_FIELD, FREEZES_FIELD, FREQ_CODE, parseState, streakField, streakJson } from '../domain/streaks';
-import { rankChangeJson, ScriptBoard } from '../domain/leaderboards';
-import { ATTRIBUTE_PREFIX, PROFILE_FIELDS } from '../domain/users';
+import { FREQ_CODE, parseState, streakJson } from '../domain/streaks';
+import { rankChangeJson, ScriptBoard, joinGroup } from '../domain/leaderboards';
+import { PROFILE_FIELDS } from '../domain/users';
 import type { WebhookEvent, WebhookEventType } from './events';
 import { enqueue, subscribedTypes } from './outbox';
-import { isUnavailable } from '../http/errors';
+import { isUnavailable } from '../errors';
 import { boardPayload, liveRankings, userPayload } from './payloads';
 import { achievementDueAt, RETENTION_FIELDS, wantsNotice } from '../domain/retention';
+import { FREEZE_ANCHOR_FIELD, FREEZES_FIELD, streakField, ATTRIBUTE_PREFIX, zoneIn } from '../domain/user-hash';
 
 /** leaderboard.changed is a snapshot: at most one per board, run and group in each window, sent at its end. */
 export const BOARD_CHANGED_WINDOW_MS = 15 * 60_000;
@@ -148,7 +149,7 @@ export class WebhookDeriver implements BatchHook {
           for (const d of r.completions) {
             const a = cfg.achievementsById.get(d.i);
             if (!a) continue;
-            const due = achievementDueAt(at, fields.get('tz') || 'UTC');
+            const due = achievementDueAt(at, zoneIn(fields));
             user ??= userPayload(uid, new Map(fields), at);
             out.push({
               id: derivedId('webhook', 'emails.achievement_due', uid, a.id),
@@ -209,7 +210,7 @@ export class WebhookDeriver implements BatchHook {
         const b = cfg.boardsBySlot.get(c.k);
         if (!b) continue;
         const group = Array.isArray(c.g) ? c.g : [];
-        boards.set(`${b.slot}\0${c.r}\0${group.join('\x1f')}\0${Math.floor(at / BOARD_CHANGED_WINDOW_MS)}`, { board: c, at });
+        boards.set(`${b.slot}\0${c.r}\0${joinGroup(group)}\0${Math.floor(at / BOARD_CHANGED_WINDOW_MS)}`, { board: c, at });
         if (c.rk === c.pr) continue;
         emit('leaderboard.rank_changed', `${b.id}:${c.r}`, { leaderboard: rankChangeJson(cfg, b, c) });
       }
@@ -223,7 +224,7 @@ export class WebhookDeriver implements BatchHook {
         const window = Math.floor(at / BOARD_CHANGED_WINDOW_MS);
         const rankings = await liveRankings(this.ctx.redis, tk, b, c.r, group);
         out.push({
-          id: derivedId('webhook', 'leaderboard.changed', b.id, String(c.r), group.join('\x1f'), String(window)),
+          id: derivedId('webhook', 'leaderboard.changed', b.id, String(c.r), joinGroup(group), String(window)),
           type: 'leaderboard.changed',
           payload: JSON.stringify({ type: 'leaderboard.changed', leaderboard: boardPayload(cfg, b, c.r, b.status, rankings, group) }),
           due: (window + 1) * BOARD_CHANGED_WINDOW_MS,

@@ -1,7 +1,8 @@
 import type { RedisClient } from '../redis/client';
 import { userJson } from '../domain/users';
-import { boardJson, boardNames, BoardLookup, LeaderboardConfig, runDates, TIE_BITS } from '../domain/leaderboards';
+import { boardJson, boardNames, BoardLookup, LeaderboardConfig, runDates, scoreValue } from '../domain/leaderboards';
 import type { TenantKeys } from '../redis/keys';
+import { NAME_FIELD } from '../domain/user-hash';
 
 /**
  * Body parts shared by several event types. Shapes follow Trophy's webhook
@@ -36,7 +37,7 @@ export function boardPayload(cfg: BoardLookup, b: LeaderboardConfig, run: number
 /** Display names of users, from their hashes (null when unset). */
 export async function userNames(redis: RedisClient, tk: TenantKeys, ids: string[]): Promise<(string | null)[]> {
   if (ids.length === 0) return [];
-  const res = await redis.pipeline(ids.map((id) => ['hget', tk.user(id), 'n'])).exec();
+  const res = await redis.pipeline(ids.map((id) => ['hget', tk.user(id), NAME_FIELD])).exec();
   return ids.map((_, i) => (res?.[i]?.[1] as string | null | undefined) ?? null);
 }
 
@@ -44,7 +45,7 @@ export async function userNames(redis: RedisClient, tk: TenantKeys, ids: string[
 export async function liveRankings(redis: RedisClient, tk: TenantKeys, b: LeaderboardConfig, run: number, group: string[]): Promise<Ranking[]> {
   const flat = await redis.zrevrange(tk.board(b.slot, run, group), 0, TOP_RANKINGS - 1, 'WITHSCORES');
   const rows: { userId: string; rank: number; value: number }[] = [];
-  for (let i = 0; i < flat.length; i += 2) rows.push({ userId: flat[i]!, rank: i / 2 + 1, value: Math.floor(Number(flat[i + 1]) / TIE_BITS) });
+  for (let i = 0; i < flat.length; i += 2) rows.push({ userId: flat[i]!, rank: i / 2 + 1, value: scoreValue(flat[i + 1]!) });
   return withNames(redis, tk, rows);
 }
 

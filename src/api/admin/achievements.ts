@@ -7,7 +7,7 @@ import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from '../../store/config-tx';
 import { attributeFilterProblem } from './resource';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
-import type { AchievementTrigger as Trigger, AttributeFilter, CreateAchievement, PatchAchievement } from '../wire/admin';
+import type { AchievementTrigger as Trigger, AttributeFilter, CreateAchievement, PatchAchievement } from '../../wire/admin';
 
 interface Row {
   id: string;

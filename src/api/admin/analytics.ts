@@ -1,16 +1,16 @@
 import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { describe } from '../../http/body';
-import { unprocessable } from '../../http/errors';
+import { unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { periodIndexes } from '../../domain/streaks';
 import { addDays, DailyRollups } from '../../store/rollups';
 import type { Tenant } from '../../store/tenants';
-import type { WeekStart } from '../wire/admin';
+import type { WeekStart } from '../../wire/admin';
 import type {
   AchievementCompletionRate, ActiveUsersPerDay, AnalyticsRange, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay,
   StreakDistribution,
-} from '../wire/admin';
+} from '../../wire/admin';
 
 /** The longest range one request may cover: every query below scans at most this many days of one tenant's index. */
 export const MAX_RANGE_DAYS = 400;

@@ -7,7 +7,7 @@ import { tx } from '../../store/db';
 import { generateKey } from '../../auth/api-keys';
 import { defaultBurst } from '../../auth/rate-limit';
 import { AdminIssue, issueFor, parseBatch } from './batch';
-import type { ApplicationKey, CreateKey, RateLimit, RateLimitInput, UpdateKey, UpdatedKey } from '../wire/admin';
+import type { ApplicationKey, CreateKey, RateLimit, RateLimitInput, UpdateKey, UpdatedKey } from '../../wire/admin';
 
 const validateCreate = typia.createValidate<CreateKey>();
 const validateUpdate = typia.createValidate<UpdateKey>();

@@ -4,7 +4,7 @@ import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { batchRoute, readDeleteRoutes, Resource } from './resource';
-import type { CreateAttribute, UpdateAttribute } from '../wire/admin';
+import type { CreateAttribute, UpdateAttribute } from '../../wire/admin';
 
 type AttributeType = CreateAttribute['type'];
 

@@ -1,11 +1,11 @@
 import typia from 'typia';
 import { identifyAdmin, type Ctx } from '../../context';
 import { check, jsonBody } from '../../http/body';
-import { HttpError, notFound } from '../../http/errors';
+import { HttpError, notFound } from '../../errors';
 import { reply, Route } from '../../http/server';
 import type { BatchQueue } from '../../batches/queue';
-import { checkAttributeKeys, checkUserAttributes, zoneOf } from '../app/user-input';
-import type { BatchEventsBody, BatchRejection } from '../wire/admin';
+import { checkAttributeKeys, checkUserAttributes, zoneOf } from '../../services/user-input';
+import type { BatchEventsBody, BatchRejection } from '../../wire/admin';
 import { readDeleteRoutes, Resource } from './resource';
 
 const validateBatch = typia.createValidate<BatchEventsBody>();

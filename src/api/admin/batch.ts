@@ -1,7 +1,7 @@
 import type { IValidation } from 'typia';
-import { invalid } from '../../http/errors';
+import { invalid } from '../../errors';
 import { describe, intParam } from '../../http/body';
-import type { AdminIssue } from '../wire/admin';
+import type { AdminIssue } from '../../wire/admin';
 
 export type { AdminIssue };
 

@@ -8,7 +8,7 @@ import { BoardStatus, RankBy, RunUnit } from '../../domain/leaderboards';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from '../../store/config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
-import type { CreateBoard, PatchBoard } from '../wire/admin';
+import type { CreateBoard, PatchBoard } from '../../wire/admin';
 
 interface Row {
   id: string;

@@ -5,7 +5,7 @@ import type { Route } from '../../http/server';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from '../../store/config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource } from './resource';
-import type { CreateMetric, UnitType, UpdateMetric } from '../wire/admin';
+import type { CreateMetric, UnitType, UpdateMetric } from '../../wire/admin';
 
 interface Row {
   id: string;

@@ -10,7 +10,7 @@ import { nextSlot } from '../../store/config-tx';
 import { attributeFilterProblem, batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
 import type {
   AttributeFilter, CreateBoost, CreateLevel, CreateSystem, CreateTrigger, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, Rounding, TriggerType,
-} from '../wire/admin';
+} from '../../wire/admin';
 
 // ---- rows and their Admin API shapes ----
 

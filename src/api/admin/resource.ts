@@ -2,13 +2,13 @@ import type { Pool, PoolClient } from 'pg';
 import type { IValidation } from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { idsParam, jsonBody, uuidParam } from '../../http/body';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
 import { configTx } from '../../store/config-tx';
 import { tx } from '../../store/db';
-import type { AttributeFilter } from '../wire/admin';
+import type { AttributeFilter } from '../../wire/admin';
 
 /** A tenant-scoped config table exposed as an Admin API collection. */
 export interface Resource<Row> {

@@ -2,11 +2,11 @@ import typia from 'typia';
 import type { Pool } from 'pg';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, jsonBody } from '../../http/body';
-import { unprocessable } from '../../http/errors';
+import { unprocessable } from '../../errors';
 import { reply, Route } from '../../http/server';
 import { RETENTION_DEFAULTS, RetentionConfig, retentionFrom } from '../../domain/retention';
 import { configTx } from '../../store/config-tx';
-import type { RetentionSettings } from '../wire/admin';
+import type { RetentionSettings } from '../../wire/admin';
 
 const validateSettings = typia.createValidate<RetentionSettings>();
 

@@ -2,13 +2,13 @@ import typia from 'typia';
 import type { Ctx } from '../../context';
 import { requireAdmin } from '../../auth/auth';
 import { idsParam, jsonBody, uuidParam } from '../../http/body';
-import { notFound } from '../../http/errors';
+import { notFound } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { tx } from '../../store/db';
 import { Tenant, tenantJson } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
 import { purgeKeys } from '../../redis/purge';
-import type { CreateTenant, UpdateTenant } from '../wire/admin';
+import type { CreateTenant, UpdateTenant } from '../../wire/admin';
 
 const validateCreate = typia.createValidate<CreateTenant>();
 const validateUpdate = typia.createValidate<UpdateTenant>();

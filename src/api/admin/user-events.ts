@@ -1,7 +1,7 @@
 import { Ctx, identifyAdmin } from '../../context';
 import { intParam } from '../../http/body';
 import { reply, Route } from '../../http/server';
-import type { AdminUserEvent } from '../wire/admin';
+import type { AdminUserEvent } from '../../wire/admin';
 
 interface Row {
   id: string;

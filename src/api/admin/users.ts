@@ -1,5 +1,5 @@
 import { Ctx, identifyAdmin } from '../../context';
-import { unprocessable } from '../../http/errors';
+import { unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { eraseUser, exportUser } from '../../store/privacy';
 

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
-import { invalid, notFound } from '../../http/errors';
+import { invalid, notFound } from '../../errors';
 import { reply, Route } from '../../http/server';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../webhooks/events';
 import { newSecret } from '../../webhooks/signing';
 import type {
   AdminWebhook, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDelivery, WebhookDeliveryStatus, WebhookFields,
   WebhookStatus,
-} from '../wire/admin';
+} from '../../wire/admin';
 import { page } from './batch';
 import { batchRoute, getRow, readDeleteRoutes, Resource, scopeOf } from './resource';
 

@@ -1,35 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import typia from 'typia';
-import { Ctx, identify, STALE, withConfig } from '../../context';
-import { achievementCompleteCall } from '../../engine';
+import { Ctx, identify } from '../../context';
+import { achievementCompleteCall, STALE, withConfig } from '../../engine';
 import { requireUser } from '../../auth/auth';
 import { boolParam, check, jsonBody } from '../../http/body';
-import { notFound, unprocessable } from '../../http/errors';
+import { notFound, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
-import { achievedField, AchievementConfig, achievementJson, completionsField, rarity } from '../../domain/achievements';
+import { AchievementConfig, achievementJson, completionsField, rarity } from '../../domain/achievements';
 import { filtersMatch, pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
 import { derivedId } from '../../domain/ids';
 import { localDate } from '../../domain/time';
-import { totalField, userPatch } from '../../domain/users';
+import { userPatch } from '../../domain/users';
 import { FREQ_CODE, parseState } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
-import { checkUserAttributes, zoneOf } from './user-input';
-import type { CompleteAchievementBody } from '../wire/app';
-import { readUser } from '../user-calls';
-import { attributeQuery } from './user-input';
+import { checkUserAttributes, zoneOf } from '../../services/user-input';
+import type { CompleteAchievementBody } from '../../wire/app';
+import { readUser } from '../../services/user-calls';
+import { metricName } from '../../services/completed-achievements';
+import { attributeQuery } from '../../services/user-input';
+import { achievedField, totalField, streakField } from '../../domain/user-hash';
 
 const validateComplete = typia.createValidate<CompleteAchievementBody>();
-
-const metricName = (cfg: TenantConfig) => (id: string) => cfg.metricsById.get(id)?.name;
-
-/** The achievements a script call completed, in Trophy's UserAchievementResponse shape. */
-export function completedJson(cfg: TenantConfig, doneJson: string | undefined, at: number) {
-  if (!doneJson || doneJson === '[]' || doneJson === '{}') return [];
-  return (JSON.parse(doneJson) as { i: string }[]).flatMap((d) => {
-    const a = cfg.achievementsById.get(d.i);
-    return a ? [achievementJson(a, metricName(cfg), at)] : [];
-  });
-}
 
 /** Completions and users of the tenant, in one call. */
 async function stats(ctx: Ctx, slot: number, list: AchievementConfig[]): Promise<{ users: number; completions: Map<string, number> }> {
@@ -52,7 +43,7 @@ function progress(cfg: TenantConfig, a: AchievementConfig, fields: Map<string, s
         target: a.prerequisiteIds.length,
       };
     case 'streak':
-      return { current: cfg.streak?.enabled ? parseState(fields.get(`S${FREQ_CODE[cfg.streak.frequency]}`)).len : 0, target: a.streakLength! };
+      return { current: cfg.streak?.enabled ? parseState(fields.get(streakField(FREQ_CODE[cfg.streak.frequency]))).len : 0, target: a.streakLength! };
     case 'api':
       return { current: fields.has(achievedField(a.slot)) ? 1 : 0, target: 1 };
   }
@@ -118,7 +109,7 @@ async function complete(ctx: Ctx, req: Request) {
   const patch = JSON.stringify(userPatch(body.user, zone));
   const key = req.params[0]!;
   const tk = ctx.keys.tenant(tenant.slot);
-  return withConfig(ctx, tenant, async (cfg) => {
+  return withConfig(ctx.configs, tenant, async (cfg) => {
     const a = cfg.achievementsByKey.get(key);
     if (!a || a.status !== 'active') throw notFound(`Achievement "${key}" not found`);
     if (a.trigger !== 'api') throw unprocessable(`Achievement "${key}" completes by its ${a.trigger} trigger, not through the API`);

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import { invalid, unprocessable } from '../../http/errors';
-import type { SummaryPoint } from '../wire/app';
+import { invalid, unprocessable } from '../../errors';
+import type { SummaryPoint } from '../../wire/app';
 import { Aggregation, dateFromDay, dayNumber, nextPeriodDay, periodStartDay } from '../../domain/time';
 
 const MAX_RANGE_DAYS = 400;

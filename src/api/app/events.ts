@@ -2,10 +2,10 @@ import typia from 'typia';
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
-import { invalid } from '../../http/errors';
+import { invalid } from '../../errors';
 import { Request, Route } from '../../http/server';
-import { recordEvent } from '../record-event';
-import type { EventBody } from '../wire/app';
+import { recordEvent } from '../../services/record-event';
+import type { EventBody } from '../../wire/app';
 const validateEvent = typia.createValidate<EventBody>();
 
 export function eventRoutes(ctx: Ctx): Route[] {

@@ -1,15 +1,16 @@
 import { boardReadCall } from '../../engine';
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
-import { invalid, notFound } from '../../http/errors';
+import { invalid, notFound } from '../../errors';
 import { boolParam, intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
-import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue } from '../../domain/leaderboards';
+import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue, joinGroup } from '../../domain/leaderboards';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { Tenant } from '../../store/tenants';
-import { attributeQuery } from './user-input';
-import { readUser } from '../user-calls';
+import { attributeQuery } from '../../services/user-input';
+import { readUser } from '../../services/user-calls';
+import { NAME_FIELD, attributeField } from '../../domain/user-hash';
 
 interface Ranking {
   userId: string;
@@ -59,10 +60,10 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
                SELECT user_id AS "userId", rank, value::float8 AS value FROM leaderboard_results, base
                WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND rank > base.n + $5 AND rank <= base.n + $6
                ORDER BY rank`,
-        values: [t.id, b.id, run, group.join('\x1f'), offset, last + 1, userId],
+        values: [t.id, b.id, run, joinGroup(group), offset, last + 1, userId],
       });
       if (!rows.length) return [];
-      const names = await ctx.redis.pipeline(rows.map((r) => ['hget', tk.user(r.userId), 'n'])).exec();
+      const names = await ctx.redis.pipeline(rows.map((r) => ['hget', tk.user(r.userId), NAME_FIELD])).exec();
       return rows.map((r, i) => ({ ...r, userName: (names?.[i]?.[1] as string | null) ?? null }));
     }
     const first = page.first;
@@ -121,7 +122,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         const b = visible(u.cfg, req.params[1]!, req);
         const run = runOf(b, req);
         const numEvents = intParam(req.query, 'numEvents', 10, 0, 100);
-        const group = b.breakdownKeys.map((k) => u.fields.get(`a:${k}`) ?? '');
+        const group = b.breakdownKeys.map((k) => u.fields.get(attributeField(k)) ?? '');
         let rank: number | null = null;
         let value: number | null = null;
         if (await isFinal(ctx, u.tenant, b, run)) {

@@ -2,9 +2,9 @@ import typia from 'typia';
 import type { Ctx } from '../../context';
 import { identify } from '../../context';
 import { check, jsonBody } from '../../http/body';
-import { forbidden } from '../../http/errors';
+import { forbidden } from '../../errors';
 import { reply, Route } from '../../http/server';
-import type { LiveTokenBody } from '../wire/live';
+import type { LiveTokenBody } from '../../wire/live';
 import type { LiveTokens } from '../../live/tokens';
 import { scopeOf } from '../../live/server';
 

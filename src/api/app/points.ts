@@ -1,17 +1,17 @@
+import { withConfig } from '../../engine';
 import type { Pool } from 'pg';
-import { Ctx, identify, withConfig } from '../../context';
+import { Ctx, identify } from '../../context';
 import { intParam } from '../../http/body';
-import { invalid, notFound, unprocessable } from '../../http/errors';
+import { notFound, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
-import {
-  boostJson, BoostConfig, filtersMatch, levelFor, levelJson, pointsField, PointsSystemConfig, systemJson, triggerAppJson, triggerNames,
-} from '../../domain/points';
+import { boostJson, BoostConfig, filtersMatch, levelFor, levelJson, PointsSystemConfig, systemJson, triggerAppJson, triggerNames } from '../../domain/points';
 import { localDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
-import { readUser } from '../user-calls';
-import { attributeQuery } from './user-input';
+import { readUser } from '../../services/user-calls';
+import { attributeQuery } from '../../services/user-input';
 import { eventSummary, POINTS_AWARDS } from './event-summary';
-import type { PointsRange } from '../wire/app';
+import type { PointsRange } from '../../wire/app';
+import { attributesIn, pointsField, zoneIn } from '../../domain/user-hash';
 
 function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
   const s = cfg.systemsByKey.get(key);
@@ -24,7 +24,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
   /** The tenant's config and the system named in the path. */
   const systemFor = async (req: Request) => {
     const { tenant } = await identify(ctx, req);
-    const cfg = await withConfig(ctx, tenant, async (c) => {
+    const cfg = await withConfig(ctx.configs, tenant, async (c) => {
       systemOf(c, req.params[0]!);
       return c;
     });
@@ -91,9 +91,8 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const u = await readUser(ctx, req);
         const s = systemOf(u.cfg, req.params[1]!);
-        const today = localDate(ctx.clock.now(), u.fields.get('tz') || 'UTC');
-        const attrs: Record<string, string> = {};
-        for (const [f, v] of u.fields) if (f.startsWith('a:')) attrs[f.slice(2)] = v;
+        const today = localDate(ctx.clock.now(), zoneIn(u.fields));
+        const attrs = attributesIn(u.fields);
         const applies = (b: BoostConfig) => (b.userId ? b.userId === u.id : filtersMatch(b.userAttributes, attrs));
         return reply(200, s.boosts.filter((b) => applies(b) && boostJson(b, today).status === 'active').map((b) => boostJson(b, today)));
       },

@@ -1,13 +1,14 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { describe, jsonBody } from '../../http/body';
-import { forbidden, unprocessable } from '../../http/errors';
+import { forbidden, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
-import { channelsOf, NOTIFICATION_TYPES, prefField, RETENTION_DEFAULTS, STREAK_PREF_FIELD } from '../../domain/retention';
+import { channelsOf, NOTIFICATION_TYPES, RETENTION_DEFAULTS } from '../../domain/retention';
 import { ownStreakRule, OwnStreakRule } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
-import type { StreakPreferences, UpdateUserPreferencesRequest, UserPreferencesResponse } from '../wire/app';
-import { readUser, writeUserFields } from '../user-calls';
+import type { StreakPreferences, UpdateUserPreferencesRequest, UserPreferencesResponse } from '../../wire/app';
+import { readUser, writeUserFields } from '../../services/user-calls';
+import { prefField, STREAK_PREF_FIELD } from '../../domain/user-hash';
 
 const validateUpdate = typia.createValidate<UpdateUserPreferencesRequest>();
 

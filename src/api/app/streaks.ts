@@ -1,13 +1,15 @@
 import type { Pool } from 'pg';
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
-import { invalid, notFound } from '../../http/errors';
+import { invalid, notFound } from '../../errors';
 import { intParam } from '../../http/body';
 import { reply, Route } from '../../http/server';
-import { FREQ_CODE, periodDates, periodIndexes, StreakConfig, streakJson, StreakState } from '../../domain/streaks';
+import { FREQ_CODE, periodIndexes, StreakConfig, streakJson, StreakState } from '../../domain/streaks';
 import type { Tenant } from '../../store/tenants';
-import { streakCall } from '../streak-calls';
-import type { StreakRanking, StreakSummary } from '../wire/app';
+import { streakCall } from '../../services/streak-calls';
+import type { StreakRanking, StreakSummary } from '../../wire/app';
+import { history, pauses } from '../../store/streak-history';
+import { NAME_FIELD } from '../../domain/user-hash';
 
 type Reply = StreakState & { x: number; fz: number };
 
@@ -73,7 +75,7 @@ export function streakRoutes(ctx: Ctx): Route[] {
         // Ranked from the recorded periods: everything acknowledged is written there first.
         await ctx.durable.all(tenant);
         const ranked = type === 'longest' ? await longest(ctx.db, tenant, cfg, limit) : await active(ctx, tenant, cfg, limit);
-        const names = ranked.length ? await ctx.redis.pipeline(ranked.map((r) => ['hget', ctx.keys.tenant(tenant.slot).user(r.userId), 'n'])).exec() : [];
+        const names = ranked.length ? await ctx.redis.pipeline(ranked.map((r) => ['hget', ctx.keys.tenant(tenant.slot).user(r.userId), NAME_FIELD])).exec() : [];
         return reply(200, ranked.map((r, i): StreakRanking => {
           const name = names?.[i]?.[1];
           return typeof name === 'string' ? { userId: r.userId, name, streakLength: r.streakLength } : r;
@@ -122,41 +124,3 @@ async function longest(db: Pool, tenant: Tenant, cfg: StreakConfig, limit: numbe
   return rows.map((r) => ({ userId: r.user_id, streakLength: r.length }));
 }
 
-/**
- * The last `count` periods through the current one: settled and extended
- * periods as recorded (durably, by the flusher); the current period shows the
- * live length while the streak is alive; any other period is 0.
- */
-export async function history(db: Pool, tenant: Tenant, userId: string, cfg: StreakConfig, st: StreakState, n: number, count: number) {
-  const f = FREQ_CODE[cfg.frequency];
-  const { rows } = await db.query<{ period: number; length: number; used_freeze: boolean; used_pause: boolean }>(
-    `SELECT period, length, used_freeze, used_pause FROM streak_periods
-     WHERE tenant_id = $1 AND user_id = $2 AND frequency = $3 AND period BETWEEN $4 AND $5`,
-    [tenant.id, userId, f, n - count + 1, n],
-  );
-  const byPeriod = new Map(rows.map((r) => [r.period, r]));
-  const out = [];
-  for (let p = n - count + 1; p <= n; p++) {
-    const row = byPeriod.get(p);
-    const { start, end } = periodDates(f, p, cfg.weekStart);
-    const entry: Record<string, unknown> = {
-      periodStart: start,
-      periodEnd: end,
-      length: row ? row.length : p === n ? st.len : 0,
-      usedPause: row?.used_pause ?? false,
-    };
-    if (cfg.maxFreezes > 0) entry.usedFreeze = row?.used_freeze ?? false;
-    out.push(entry);
-  }
-  return out;
-}
-
-/** Pauses covering today or later. */
-export async function pauses(db: Pool, tenant: Tenant, userId: string, today: string) {
-  const { rows } = await db.query<{ id: string; start: string; end: string }>(
-    `SELECT id, to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS "end" FROM streak_pauses
-     WHERE tenant_id = $1 AND user_id = $2 AND end_date >= $3::date ORDER BY start_date`,
-    [tenant.id, userId, today],
-  );
-  return rows;
-}

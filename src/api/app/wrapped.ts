@@ -1,5 +1,5 @@
 import type { Ctx } from '../../context';
-import { unprocessable } from '../../http/errors';
+import { unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { localDate } from '../../domain/time';
 import { userJson } from '../../domain/users';
@@ -8,8 +8,9 @@ import { boardJson, boardNames } from '../../domain/leaderboards';
 import { FREQ_CODE, periodDates } from '../../domain/streaks';
 import { percentileCuts, percentileOf, PeriodUnit } from '../../store/wrapped-percentiles';
 import type { TenantConfig } from '../../store/tenant-config';
-import type { WrappedActivityPeriod, WrappedMetricValues, WrappedResponse, WrappedStreak } from '../wire/app';
-import { readUser } from '../user-calls';
+import type { WrappedActivityPeriod, WrappedMetricValues, WrappedResponse, WrappedStreak } from '../../wire/app';
+import { readUser } from '../../services/user-calls';
+import { zoneIn } from '../../domain/user-hash';
 
 /** Trophy's year in review, computed from the durable record in Postgres. */
 export function wrappedRoutes(ctx: Ctx): Route[] {
@@ -72,7 +73,7 @@ async function wrapped(ctx: Ctx, req: Request) {
   // Read-your-writes: any of the user's records still in the stream are written first.
   const u = await readUser(ctx, req, { postgres: true });
   const cfg = u.cfg;
-  const zone = u.fields.get('tz') || 'UTC';
+  const zone = zoneIn(u.fields);
   const thisYear = Number(localDate(ctx.clock.now(), zone).slice(0, 4));
   const raw = req.query.get('year');
   const year = raw === null || raw === '' ? thisYear : Number(raw);

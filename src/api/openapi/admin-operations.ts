@@ -10,7 +10,7 @@ import type {
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate,
   RetentionSettings, RetentionSettingsResponse,
-} from '../wire/admin';
+} from '../../wire/admin';
 import type { Operation, Unit } from './document';
 
 const admin = 'admin' as const;

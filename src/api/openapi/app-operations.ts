@@ -5,9 +5,9 @@ import type {
   PointsLevel, PointsRange, PointsSystem, Readiness, StreakRanking, StreakRankingsQuery, StreakSummary, StreaksQuery, SummaryPoint, User, UserAchievement,
   UserAchievementsQuery, UserInput, UserLeaderboard, UserLeaderboardQuery, UserPoints, UserPointsQuery, UserStreak, UserStreakQuery,
   UserWithId, UpdateUserPreferencesRequest, UserPreferencesResponse, WrappedQuery, WrappedResponse,
-} from '../wire/app';
+} from '../../wire/app';
 import type { Operation } from './document';
-import type { LiveClientMessage, LiveServerMessage, LiveToken, LiveTokenBody } from '../wire/live';
+import type { LiveClientMessage, LiveServerMessage, LiveToken, LiveTokenBody } from '../../wire/live';
 
 /** `GET /v1/live`'s query: the token, when no X-API-KEY is sent (browsers). */
 interface LiveQuery {

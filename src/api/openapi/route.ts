@@ -1,6 +1,6 @@
 import typia from 'typia';
 import { reply, Reply, Route } from '../../http/server';
-import type { ErrorBody } from '../wire/app';
+import type { ErrorBody } from '../../wire/app';
 import { adminOperations } from './admin-operations';
 import { appOperations } from './app-operations';
 import { buildDocument } from './document';

@@ -1,6 +1,5 @@
 import type { Ctx } from '../context';
-import { STALE, withConfig } from '../context';
-import { inUserZone, streakCall as engineStreakCall } from '../engine';
+import { inUserZone, streakCall as engineStreakCall, STALE, withConfig } from '../engine';
 import { localDate } from '../domain/time';
 import { streakArg } from '../domain/streaks';
 import type { Tenant } from '../store/tenants';
@@ -23,7 +22,7 @@ export async function streakCall(
 ): Promise<StreakReply> {
   const tk = ctx.keys.tenant(tenant.slot);
   const zoneKey = `${tenant.slot}:${userId}`;
-  return withConfig(ctx, tenant, async (cfg) => {
+  return withConfig(ctx.configs, tenant, async (cfg) => {
     if (!cfg.streak?.enabled) return { kind: 'DISABLED' as const };
     let date = '';
     const settled = await inUserZone(ctx.zones, zoneKey, ctx.zones.get(zoneKey) ?? 'UTC', (zone) => {

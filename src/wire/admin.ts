@@ -1,5 +1,5 @@
 import type { tags } from 'typia';
-import type { WebhookEventType } from '../../webhooks/events';
+import type { WebhookEventType } from '../webhooks/events';
 import type { EventBody, IsoDate, IsoDateTime, NotificationPreferences, PointsBoost, PointsLevel, User } from './app';
 
 // The Admin API on the wire (see ./app.ts for why these live apart).

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Ctx, STALE, withConfig } from '../context';
-import { eventCall, inUserZone, ZONE_TTL_MS } from '../engine';
-import { notFound, unavailable, unprocessable } from '../http/errors';
+import { Ctx } from '../context';
+import { eventCall, inUserZone, ZONE_TTL_MS, STALE, withConfig } from '../engine';
+import { notFound, unavailable, unprocessable } from '../errors';
 import { reply, Reply } from '../http/server';
 import type { Tenant } from '../store/tenants';
 import { localDate, localTime } from '../domain/time';
@@ -11,9 +11,9 @@ import { idempotencySlot } from '../domain/idempotency';
 import { eventDueArg } from '../domain/retention';
 import { pointsResponse, ScriptPoints, userBoostsArg } from '../domain/points';
 import { FREQ_CODE, parseState, periodIndexes, StreakConfig, streakArg, streakJson, StreakState } from '../domain/streaks';
-import { completedJson } from './app/achievements';
-import { checkAttributeKeys, checkUserAttributes, zoneOf } from './app/user-input';
-import type { EventBody } from './wire/app';
+import { completedJson } from './completed-achievements';
+import { checkAttributeKeys, checkUserAttributes, zoneOf } from './user-input';
+import type { EventBody } from '../wire/app';
 
 /** The streak shape reported while streaks are not configured. */
 const NO_STREAK = { length: 0, frequency: 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: false };
@@ -43,7 +43,7 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
   // The zone the event is counted in: the one sent, else the user's last known one.
   const guess = bodyZone === undefined ? (ctx.zones.get(zoneKey) ?? 'UTC') : (bodyZone ?? 'UTC');
 
-  return withConfig(ctx, tenant, async (cfg) => {
+  return withConfig(ctx.configs, tenant, async (cfg) => {
     const metric = cfg.metricsByKey.get(metricKey);
     if (!metric) throw notFound(`Metric "${metricKey}" not found`);
     checkUserAttributes(cfg, body.user);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Ctx, identify, STALE, withConfig } from '../context';
+import { Ctx, identify } from '../context';
 import { Principal, requireUser } from '../auth/auth';
-import { notFound, unprocessable } from '../http/errors';
+import { notFound, unprocessable } from '../errors';
 import type { Request } from '../http/server';
 import { localDate } from '../domain/time';
 import { userBoostsArg } from '../domain/points';
-import { userReadCall, userUpsertCall } from '../engine';
+import { userReadCall, userUpsertCall, STALE, withConfig } from '../engine';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
 
@@ -25,7 +25,7 @@ export async function writeFields(
 ): Promise<Map<string, string>> {
   const patch = JSON.stringify(fields);
   const tk = ctx.keys.tenant(tenant.slot);
-  return withConfig(ctx, tenant, async (cfg) => {
+  return withConfig(ctx.configs, tenant, async (cfg) => {
     checkInput(cfg);
     const now = ctx.clock.now();
     // Boost dates use the zone sent, else the last one seen (exact for new users, who have no other).
@@ -55,7 +55,7 @@ export async function readUser(
   const id = req.params[0]!;
   requireUser(principal, id);
   const tk = ctx.keys.tenant(tenant.slot);
-  const u = await withConfig(ctx, tenant, async (cfg) => {
+  const u = await withConfig(ctx.configs, tenant, async (cfg) => {
     const r = await userReadCall(ctx.engine, tk, { ver: cfg.ver, userId: id });
     if (r.code === 'STALE') return STALE;
     if (!r.fields.has('c')) throw notFound(`User "${id}" not found`);

@@ -1,6 +1,6 @@
-import { invalid, unprocessable } from '../../http/errors';
-import { canonicalZone } from '../../domain/time';
-import type { TenantConfig } from '../../store/tenant-config';
+import { invalid, unprocessable } from '../errors';
+import { canonicalZone } from '../domain/time';
+import type { TenantConfig } from '../store/tenant-config';
 import type { UserInput } from '../wire/app';
 
 const MAX_ATTRIBUTES = 100;
