@@ -14,7 +14,7 @@ import { freePort, sleep } from './util';
  * memory): what idle connections cost, and how long an event takes from its
  * HTTP response to a subscriber. Used by `npm run bench` (bench/run.ts) and
  * on its own by `npm run bench:live`, which starts a Redis and a Laurel of its
- * own. The event path itself has no live code (see the README): its
+ * own. The event path itself has no live code (see docs/live-updates.md): its
  * throughput with no subscriber is the bench's event row.
  */
 export interface LiveBenchOptions {

@@ -1,14 +1,14 @@
 import t from 'tap';
 import { startServer, CallOptions, Res } from './helpers/harness';
-import { deviationOf, excused, Exchange, loadTrophySpecs, operationOf, readmeDepartures } from './helpers/contract';
+import { deviationOf, documentedDepartures, excused, Exchange, loadTrophySpecs, operationOf } from './helpers/contract';
 
 /** Operations of Trophy's specs not served yet (none: every one is exercised below). */
 const NOT_YET_IMPLEMENTED = new Set<string>();
 
 // Every response of a scenario touching each of Trophy's operations (successes
 // and invalid input) is checked against the response schema Trophy documents
-// for that operation and status. Anything else must be in the README's table
-// of deliberate departures.
+// for that operation and status. Anything else must be in the table of
+// deliberate departures in docs/conformance.md.
 t.test('every response conforms to Trophy\'s OpenAPI documents', async (t) => {
   const ops = loadTrophySpecs();
   t.equal(ops.length, 74, 'both documents loaded: 27 application and 47 admin operations');
@@ -206,7 +206,7 @@ t.test('every response conforms to Trophy\'s OpenAPI documents', async (t) => {
   t.equal((await call('GET', '/v1/points/flat/level-summary')).status, 422);
   t.equal((await call('POST', '/v1/metrics/lessons/event', { raw: '{', headers: { 'Content-Type': 'application/json' } })).status, 400, 'unreadable JSON: 400, documented here');
   t.equal((await call('GET', '/v1/users/nobody/metrics')).status, 404);
-  // Deliberate departures (README): each must stay as the table says.
+  // Deliberate departures (docs/conformance.md): each must stay as the table says.
   t.equal((await call('GET', '/v1/users/nobody')).status, 404, 'an unknown user');
   t.equal((await call('POST', '/v1/metrics/missing/event', { body: { user: { id: 'ada' }, value: 1 } })).status, 404, 'an unknown metric');
   t.equal((await call('POST', '/v1/achievements/profile/complete', { body: { user: { id: 'ada' } } })).status, 200, 'completed before');
@@ -215,8 +215,8 @@ t.test('every response conforms to Trophy\'s OpenAPI documents', async (t) => {
   t.equal((await call('GET', '/v1/leaderboards/none')).status, 404);
 
   // Judge every exchange.
-  const departures = readmeDepartures();
-  t.ok(departures.length > 0, "the README's table of deliberate departures is read");
+  const departures = documentedDepartures();
+  t.ok(departures.length > 0, 'the table of deliberate departures in docs/conformance.md is read');
   const deviations = seen.map((x) => ({ x, d: deviationOf(ops, x) })).filter(({ x, d }) => d && !excused(departures, d, x));
   t.same(deviations.map(({ x, d }) => `${x.method} ${x.path} → ${x.status}: ${d!.problem}`), [], 'no undocumented deviation');
 

@@ -378,7 +378,7 @@ t.test('laurel/client live(): updates, gap then resync, reconnect with resubscri
   t.ok(await waitFor(() => seen.filter((x) => x.type === 'resync').length === resyncs + 1), 'what was missed while away is fetched');
 });
 
-t.test("the README's page: the compiled client alone (no require, no key), a token from the backend, a live board", async (t) => {
+t.test('the page in docs/live-updates.md: the compiled client alone (no require, no key), a token from the backend, a live board', async (t) => {
   const s = await startServer(t);
   const { m } = await s.metrics(['m']);
   await board(s, { key: 'weekly', name: 'Weekly', rankBy: 'metric', metricId: m!.id, maxParticipants: 10, start: '2026-03-01', status: 'active' });

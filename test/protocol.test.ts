@@ -1,6 +1,6 @@
 /**
  * What Laurel answers on the wire to requests that are not plain, well-formed
- * HTTP/1.1 (README, "HTTP limits"). Raw sockets: an HTTP client would not send
+ * HTTP/1.1 (docs/http-limits.md). Raw sockets: an HTTP client would not send
  * most of these. uWebSockets.js 20.30 parses HTTP in C++ and never hands many
  * of them to Laurel; those cases assert what uWS does, as documented.
  *

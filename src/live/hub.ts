@@ -9,7 +9,7 @@ import { userChanges } from './messages';
 import { BoardViewSpec, readBoardView, watchable } from './board-view';
 import { liveDropped, liveSlowClosed } from '../metrics';
 
-/** Close codes a client should know (documented in the README). */
+/** Close codes a client should know (documented in docs/live-updates.md). */
 export const CLOSE_RESTART = 1012;
 export const CLOSE_SLOW = 4008;
 

@@ -193,7 +193,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
   const tk = ctx.keys.tenant(tenant.slot);
   const cfg = await ctx.configs.get(tenant);
   const fields = new Map(Object.entries(await ctx.redis.hgetall(tk.user(userId))));
-  // Everything acknowledged is in the document, whatever the flusher's lag (see Consistency in the README).
+  // Everything acknowledged is in the document, whatever the flusher's lag (see Consistency in docs/durability.md).
   if (fields.has(LAST_CHANGE_FIELD)) await ctx.durable.all(tenant);
   fields.delete(LAST_CHANGE_FIELD);
   const q = async <R extends object>(sql: string): Promise<R[]> => (await ctx.db.query<R>(sql, [tenant.id, userId])).rows;

@@ -103,7 +103,7 @@ export function deviationOf(ops: TrophyOperation[], x: Exchange): Deviation | nu
   return null;
 }
 
-/** A row of the README's table: which operation, status and (optionally) error text it excuses. */
+/** A row of the table in docs/conformance.md: which operation, status and (optionally) error text it excuses. */
 export interface Departure {
   operation: RegExp;
   status: number;
@@ -111,17 +111,17 @@ export interface Departure {
 }
 
 /**
- * The README's table of deliberate departures: rows
- * `| METHOD /path | status | error | why |` under "Deliberate departures",
+ * The table of deliberate departures in docs/conformance.md: rows
+ * `| METHOD /path | status | error | why |` under "## Deliberate departures",
  * the operation as Trophy's spec names it (`*` stands for any method or any
  * text), the error either `—` (any) or a regular expression in backquotes.
  */
-export function readmeDepartures(): Departure[] {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('### Deliberate departures');
+export function documentedDepartures(): Departure[] {
+  const doc = readFileSync(path.join(ROOT, 'docs/conformance.md'), 'utf8');
+  const start = doc.indexOf('## Deliberate departures');
   if (start < 0) return [];
-  const end = readme.indexOf('\n## ', start);
-  const section = readme.slice(start, end < 0 ? undefined : end);
+  const end = doc.indexOf('\n## ', start);
+  const section = doc.slice(start, end < 0 ? undefined : end);
   const out: Departure[] = [];
   for (const m of section.matchAll(/^\| `((?:GET|POST|PUT|PATCH|DELETE|\*) [^`]+)` \| (\d{3}) \| (?:`([^`]+)`|—) \|/gm)) {
     const re = m[1]!.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
@@ -133,7 +133,7 @@ export function readmeDepartures(): Departure[] {
 let specs: TrophyOperation[] | null = null;
 let departures: Departure[] | null = null;
 
-/** Whether a deviation is one the README's table excuses. */
+/** Whether a deviation is one the table in docs/conformance.md excuses. */
 export function excused(table: Departure[], d: Deviation, x: Exchange): boolean {
   const error = (x.body as { error?: unknown } | null)?.error;
   return table.some((p) => p.operation.test(d.operation) && p.status === d.status && (!p.error || (typeof error === 'string' && p.error.test(error))));
@@ -141,7 +141,7 @@ export function excused(table: Departure[], d: Deviation, x: Exchange): boolean 
 
 /**
  * Checks every response a test server gives against Trophy's specs (see
- * harness.ts): deviations not in the README's table are collected, and the
+ * harness.ts): deviations not in docs/conformance.md's table are collected, and the
  * test fails at teardown naming them. `LAUREL_CONTRACT=off` turns it off;
  * `LAUREL_CONTRACT_REPORT=<file>` appends them to a file instead of failing.
  */
@@ -150,7 +150,7 @@ export class ContractWatch {
 
   check(x: Exchange): void {
     specs ??= loadTrophySpecs();
-    departures ??= readmeDepartures();
+    departures ??= documentedDepartures();
     const d = deviationOf(specs, x);
     if (d && !excused(departures, d, x)) {
       this.deviations.push(`${x.method} ${x.path} → ${x.status}: ${d.problem}`);
@@ -162,7 +162,7 @@ export class ContractWatch {
     if (!this.deviations.length) return;
     const report = process.env.LAUREL_CONTRACT_REPORT;
     if (report) appendFileSync(report, this.deviations.map((d) => `${d}\n`).join(''));
-    else throw new Error(`Responses that depart from Trophy's OpenAPI documents (not in the README's table):\n${this.deviations.join('\n')}`);
+    else throw new Error(`Responses that depart from Trophy's OpenAPI documents (not in the table of docs/conformance.md):\n${this.deviations.join('\n')}`);
   }
 }
 
