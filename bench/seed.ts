@@ -1,4 +1,4 @@
-/** The bench's tenant: the configuration of issue 8, and its users. */
+/** The bench's tenant: a realistic configuration, and its users. */
 export const ZONES = [
   'Pacific/Pago_Pago', 'Pacific/Honolulu', 'America/Anchorage', 'America/Los_Angeles', 'America/Denver', 'America/Chicago',
   'America/New_York', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/London', 'Europe/Berlin', 'Europe/Athens', 'Europe/Moscow',
@@ -12,7 +12,7 @@ export async function api(base: string, key: string, method: string, p: string, 
   return out;
 }
 
-/** The configuration of issue 8: 3 metrics, XP and energy, 10 achievements, a daily streak, 3 boards. */
+/** The realistic configuration: 3 metrics, XP and energy, 10 achievements, a daily streak, 3 boards. */
 export async function seedConfig(base: string, key: string): Promise<void> {
   const m = (await api(base, key, 'POST', '/admin/v1/metrics', [
     { name: 'Lessons', key: 'lessons' }, { name: 'Words', key: 'words' }, { name: 'Minutes', key: 'minutes' },

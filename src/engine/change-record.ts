@@ -20,7 +20,7 @@ import type { ScriptBoard } from '../domain/leaderboards';
  *   uf   user-hash fields changed ({field: value | false (deleted)})
  */
 
-/** The event inside an 'ev' record (src/api/record-event.ts writes it). */
+/** The event inside an 'ev' record (src/services/record-event.ts writes it). */
 export interface EventPart {
   id: string;
   u: string;

@@ -5,7 +5,7 @@ import type { ScriptBoard } from '../domain/leaderboards';
 import { changeOwner, decodeChange, PeriodRecord, UserChangeRecord } from '../engine/change-record';
 import { erasureHash } from './privacy';
 import { UnreadableRecord } from './dead-letters';
-import { ATTRIBUTE_PREFIX } from '../domain/user-hash';
+import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRIBED_FIELD, ZONE_FIELD } from '../domain/user-hash';
 import { joinGroup } from '../domain/leaderboards';
 
 /*
@@ -245,19 +245,19 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
   const rows = inKeyOrder(users);
   await c.query(
     `INSERT INTO users (tenant_id, id, email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated)
-     SELECT $1, x.id, x.p->>'e', x.p->>'n', nullif(x.p->>'tz', ''), coalesce(x.p->>'se', '1') = '1',
-            nullif(x.p->>'dt', '')::jsonb, x.a, to_timestamp(coalesce(x.created, x.updated) / 1000.0), to_timestamp(x.updated / 1000.0)
+     SELECT $1, x.id, x.p->>'${EMAIL_FIELD}', x.p->>'${NAME_FIELD}', nullif(x.p->>'${ZONE_FIELD}', ''), coalesce(x.p->>'${SUBSCRIBED_FIELD}', '1') = '1',
+            nullif(x.p->>'${DEVICE_TOKENS_FIELD}', '')::jsonb, x.a, to_timestamp(coalesce(x.created, x.updated) / 1000.0), to_timestamp(x.updated / 1000.0)
      FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, created bigint, updated bigint)
      ON CONFLICT (tenant_id, id) DO NOTHING`,
     [tenantId, JSON.stringify(rows)],
   );
   await c.query(
     `UPDATE users SET
-       email = CASE WHEN x.p ? 'e' THEN x.p->>'e' ELSE users.email END,
-       name = CASE WHEN x.p ? 'n' THEN x.p->>'n' ELSE users.name END,
-       tz = CASE WHEN x.p ? 'tz' THEN nullif(x.p->>'tz', '') ELSE users.tz END,
-       subscribe_to_emails = CASE WHEN x.p ? 'se' THEN x.p->>'se' = '1' ELSE users.subscribe_to_emails END,
-       device_tokens = CASE WHEN x.p ? 'dt' THEN nullif(x.p->>'dt', '')::jsonb ELSE users.device_tokens END,
+       email = CASE WHEN x.p ? '${EMAIL_FIELD}' THEN x.p->>'${EMAIL_FIELD}' ELSE users.email END,
+       name = CASE WHEN x.p ? '${NAME_FIELD}' THEN x.p->>'${NAME_FIELD}' ELSE users.name END,
+       tz = CASE WHEN x.p ? '${ZONE_FIELD}' THEN nullif(x.p->>'${ZONE_FIELD}', '') ELSE users.tz END,
+       subscribe_to_emails = CASE WHEN x.p ? '${SUBSCRIBED_FIELD}' THEN x.p->>'${SUBSCRIBED_FIELD}' = '1' ELSE users.subscribe_to_emails END,
+       device_tokens = CASE WHEN x.p ? '${DEVICE_TOKENS_FIELD}' THEN nullif(x.p->>'${DEVICE_TOKENS_FIELD}', '')::jsonb ELSE users.device_tokens END,
        attributes = users.attributes || x.a,
        updated = to_timestamp(x.updated / 1000.0)
      FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
