@@ -110,7 +110,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   await sub.connect();
 
   const keys = new Keys(config.keyPrefix);
-  const engine = new Engine(redis);
+  const engine = new Engine(redis, config.eventGroupMax);
   await engine.load();
   const tenants = new Tenants(db, clock);
   const auth = new Authenticator(db, config.adminApiKey, clock, new RateLimiter(engine, keys, clock, config.rateLimit));

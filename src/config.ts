@@ -27,6 +27,8 @@ export interface Config {
   schedulerIntervalMs: number;
   /** Unflushed change records per tenant past which events are refused (503) rather than risk losing them. */
   maxBacklog: number;
+  /** Most events of one tenant sent to Redis in one call (group commit); 1 sends each alone. */
+  eventGroupMax: number;
   /** How long a dead process's unflushed records wait before another flusher takes them. */
   flushClaimMs: number;
   /** Server processes sharing the port. */
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.LAUREL_DATA_DIR || `${process.cwd()}/.data`,
     schedulerIntervalMs: intVar(env, 'SCHEDULER_INTERVAL_MS', 1000, 50, 3_600_000),
     maxBacklog: intVar(env, 'MAX_BACKLOG', 1_000_000, 1, 1_000_000_000),
+    eventGroupMax: intVar(env, 'EVENT_GROUP_MAX', 64, 1, 1000),
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
     workers,
     // Each flusher waits on Postgres most of its time, and one alone falls

@@ -3,6 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { observeScript } from '../metrics';
 import { masters, RedisClient } from '../redis/client';
+import { EventGroups } from './group-commit';
 
 /** Where the Lua sources live (copied beside dist/ in the image). */
 export const LUA_DIR = path.resolve(__dirname, '../../../lua');
@@ -25,13 +26,17 @@ const SCRIPTS = {
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;
 
+/** lua/event_group.lua: several events of one tenant in one call (group commit, see group-commit.ts). */
+const EVENT_GROUP = 'event_group';
+
+
 /**
  * All scripts as one Redis Functions library: the shared helpers (lua/lib)
  * once, then each script as a function. Library and function names carry a
  * hash of the code, so two versions of Laurel can run side by side during a
  * deploy, and a changed script is never confused with an old one.
  */
-export function librarySource(): { name: string; code: string; fn: (s: ScriptName) => string } {
+export function librarySource(): { name: string; code: string; fn: (s: ScriptName | typeof EVENT_GROUP) => string } {
   const libDir = path.join(LUA_DIR, 'lib');
   const lib = readdirSync(libDir)
     .filter((f) => f.endsWith('.lua'))
@@ -39,14 +44,17 @@ export function librarySource(): { name: string; code: string; fn: (s: ScriptNam
     .map((f) => readFileSync(path.join(libDir, f), 'utf8'))
     .join('\n');
   const bodies = (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, readFileSync(path.join(LUA_DIR, `${n}.lua`), 'utf8')] as const);
-  const hash = createHash('sha1').update(lib).update(bodies.map((b) => b.join('\n')).join('\n')).digest('hex').slice(0, 12);
-  const fn = (s: ScriptName) => `laurel_${s}_${hash}`;
+  const group = readFileSync(path.join(LUA_DIR, `${EVENT_GROUP}.lua`), 'utf8');
+  const hash = createHash('sha1').update(lib).update(bodies.map((b) => b.join('\n')).join('\n')).update(group).digest('hex').slice(0, 12);
+  const fn = (s: ScriptName | typeof EVENT_GROUP) => `laurel_${s}_${hash}`;
   const code = [
     `#!lua name=laurel_${hash}`,
     lib,
+    'local SCRIPT = {}',
     // Each script body becomes a function of (KEYS, ARGV), so it reads as a plain
     // script; its user-hash writes are applied when it returns (end_call).
-    ...bodies.map(([n, body]) => `redis.register_function('${fn(n)}', function(KEYS, ARGV)\nbegin_call()\nlocal reply = (function()\n${body}\nend)()\nend_call()\nreturn reply\nend)`),
+    ...bodies.map(([n, body]) => `SCRIPT.${n} = function(KEYS, ARGV)\nbegin_call()\nlocal reply = (function()\n${body}\nend)()\nend_call()\nreturn reply\nend\nredis.register_function('${fn(n)}', SCRIPT.${n})`),
+    group.replace('EVENT_GROUP_FUNCTION', fn(EVENT_GROUP)),
   ].join('\n');
   return { name: `laurel_${hash}`, code, fn };
 }
@@ -59,8 +67,16 @@ export function librarySource(): { name: string; code: string; fn: (s: ScriptNam
 export class Engine {
   private readonly lib = librarySource();
   private loaded: Promise<void> | null = null;
+  /** Events go through here (calls/event.ts): grouped per tenant, see group-commit.ts. */
+  readonly events: EventGroups;
 
-  constructor(private readonly redis: RedisClient) {}
+  /** `maxEventGroup`: most events in one call (1: each event alone). */
+  constructor(
+    private readonly redis: RedisClient,
+    maxEventGroup = 1,
+  ) {
+    this.events = new EventGroups(this, maxEventGroup);
+  }
 
   /** Load the library on every master (idempotent; REPLACE keeps a reload harmless). */
   load(): Promise<void> {
@@ -73,8 +89,27 @@ export class Engine {
   }
 
   /** Raw FCALL; callers outside src/engine use the typed functions of src/engine/calls. */
-  async fcall(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const fcall = () => this.redis.call('FCALL', this.lib.fn(name), keys.length, ...keys, ...args);
+  fcall(name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return this.send(name, this.lib.fn(name), keys, args);
+  }
+
+  /**
+   * Several events of one tenant in one FCALL (lua/event_group.lua),
+   * evaluated in order; one reply per event, an Error in place of an event
+   * whose script failed (the others stand).
+   */
+  async fcallEvents(events: { keys: string[]; args: (string | number)[] }[]): Promise<unknown[]> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [events.length, events[0]!.keys.length, events[0]!.args.length];
+    for (const e of events) {
+      keys.push(...e.keys);
+      args.push(...e.args);
+    }
+    return (await this.send('event', this.lib.fn(EVENT_GROUP), keys, args)) as unknown[];
+  }
+
+  private async send(name: ScriptName, fn: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const fcall = () => this.redis.call('FCALL', fn, keys.length, ...keys, ...args);
     const started = performance.now();
     try {
       return await fcall();

@@ -42,10 +42,10 @@ export type EventReply =
   | { code: 'REPLAY'; total: number; streakState: string | undefined }
   | { code: 'OK'; total: number; points: string; achievements: string | undefined; streak: string; boards: string | undefined };
 
-/** lua/event.lua: apply one metric event atomically (one Redis call). */
+/** lua/event.lua: apply one metric event atomically (one Redis call, which may carry other events of the tenant: group-commit.ts). */
 export async function eventCall(engine: Engine, tk: TenantKeys, a: EventArgs): Promise<EventReply> {
-  const r = (await engine.fcall(
-    'event',
+  const r = (await engine.events.call(
+    tk.config,
     [tk.config, tk.user(a.userId), tk.idempotency(a.idempotency?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks, tk.retentionDue],
     [a.ver, a.metricSlot, String(a.value), a.now, a.idempotency?.member ?? '', a.zone, a.patch, a.record,
       a.programName, a.userBoosts, a.date, a.streak, a.boards, tk.boardPrefix,
