@@ -10,6 +10,7 @@ import { type Figures, generatorName, runLoad, type Scenario } from './load';
 import { seedConfig, seedUsers, ZONES } from './seed';
 import { readAfterWrite } from './read-after-write';
 import { openLoop } from './open-loop';
+import { batchIngest } from './batch-ingest';
 import { liveBench, liveRows } from './live';
 
 /**
@@ -165,6 +166,8 @@ async function main(): Promise<void> {
     const laurelLost = (await accepted201()) - a0 - ((await eventRows()) - r0);
     const perEvent = (k: keyof typeof cpu0) => (cpu1[k] - cpu0[k]) / (laurelF.rps * SECONDS);
     const cpuPerEvent = { laurel: perEvent('laurel'), redis: perEvent('redis'), postgres: perEvent('postgres') };
+    // Batch ingestion: 1,000 events a request, timed until all are durable.
+    const batch = await batchIngest(base, adminKey, pg, schema, USERS, Number(process.env.BENCH_BATCHES ?? 20), 1000);
     await pg.end();
 
     // Latency at a steady, moderate rate (open loop), Laurel and the durable baseline.
@@ -248,6 +251,7 @@ async function main(): Promise<void> {
       `| CPU per event, one process, its flush included: Laurel / Redis / Postgres | ${[cpuPerEvent.laurel, cpuPerEvent.redis, cpuPerEvent.postgres].map((x) => Math.round(x)).join(' / ')} µs |`,
       `| events/s those would allow on 2 cores with nothing else running | ${Number.isNaN(cpuSum) ? 'n/a' : Math.round(2e6 / cpuSum)} |`,
       `| Laurel events/s as a ratio of the durable baseline's, same load | ${(laurelF.rps / durableF.rps).toFixed(2)}x |`,
+      `| batch ingestion (POST /admin/v1/metrics/events, 1,000 events a request, ${batch.events} events, timed until all are in Postgres): events/s, ratio to single events | ${Math.round(batch.rps)}, ${(batch.rps / laurelF.rps).toFixed(2)}x (${batch.missing} missing) |`,
       `| latency at a steady ${OPEN_RATE} events/s (open loop, ${READ_SECONDS} s): Laurel / durable baseline | p50 ${steadyLaurel.p50} / ${steadyDurable.p50} ms, p99 ${steadyLaurel.p99} / ${steadyDurable.p99} ms, errors ${steadyLaurel.errors} / ${steadyDurable.errors} |`,
       `| CPU per event, durable baseline, its flush included: Node / Redis / Postgres | ${[durableCpu.laurel, durableCpu.redis, durableCpu.postgres].map((x) => Math.round(x)).join(' / ')} µs (Laurel's sum is ${(cpuSum / (durableCpu.laurel + durableCpu.redis + durableCpu.postgres)).toFixed(1)}x) |`,
       `| accepted events missing from Postgres after the flush: durable baseline / Laurel | ${dStats.accepted - dRows} of ${dStats.accepted} / ${laurelLost} |`,

@@ -138,3 +138,21 @@ t.test("a batch a dead process was applying is taken over, and nothing counts tw
   t.equal((await s2.call('GET', '/v1/users/lee/metrics/lessons')).body.current, 3, 'taken over: the first item not counted again, the second counted');
   t.equal(await redis.xlen(stream), 0, 'and acknowledged');
 });
+
+t.test('a large batch is applied in runs, and each user sees their events in order as if sent alone', async (t) => {
+  const s = await startServer(t);
+  await configure(s);
+  const users = ['u1', 'u2', 'u3', 'u4', 'u5'];
+  // Interleaved, with users repeating at every distance, values telling the events apart.
+  const items = Array.from({ length: 60 }, (_, i) => ({ user: users[(i * 7 + Math.floor(i / 5)) % users.length]!, value: 1 + (i % 9) }));
+  for (const it of items) t.equal((await s.event('lessons', { user: { id: `single-${it.user}` }, value: it.value })).status, 201);
+  const r = await s.call('POST', '/admin/v1/metrics/events', { body: items.map((it) => ({ key: 'lessons', user: { id: `batch-${it.user}` }, value: it.value })) });
+  t.same([r.status, r.body], [202, { accepted: items.length }]);
+  await s.app.batches.drain();
+  await s.drain();
+  for (const u of users) {
+    const { rank: _a, ...single } = await consequences(s, `single-${u}`);
+    const { rank: _b, ...batched } = await consequences(s, `batch-${u}`);
+    t.same(batched, single, `${u}: totals, the awards in order, achievements, streak`);
+  }
+});

@@ -2,6 +2,7 @@ import t from 'tap';
 import { periodDates, periodIndexes, WEEK_STARTS } from '../src/domain/streaks';
 import { packScore, runDates, runIndex, scoreTick, scoreValue, TIE_BITS } from '../src/domain/leaderboards';
 import { changeOwner, decodeChange } from '../src/engine/change-record';
+import { waves } from '../src/batches/queue';
 
 /* Pure logic, no server: period indexes and run dates, score packing, change records. */
 
@@ -86,4 +87,11 @@ t.test('change records decode once, into a tagged union', async (t) => {
   t.equal(changeOwner(['k', 'ev', 'e', JSON.stringify(event)]), 'u1');
   t.equal(changeOwner(['k', 'tg', 'u', 'u3']), 'u3');
   t.equal(changeOwner(['k', 'er']), null);
+});
+
+t.test('batch runs: in order, no user twice in a run', async (t) => {
+  const items = ['a', 'b', 'a', 'c', 'd', 'c', 'c', 'e'].map((id) => ({ user: { id } }));
+  t.same(waves(items), [[0, 1], [2, 3, 4], [5], [6, 7]]);
+  t.same(waves([]), []);
+  t.same(waves(items).flat(), items.map((_, i) => i), 'every item once, in batch order');
 });

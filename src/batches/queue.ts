@@ -13,7 +13,9 @@ const GROUP = 'apply';
  * Batches of events accepted by `POST /admin/v1/metrics/events`: a Redis
  * stream per tenant (one entry per batch, appended in one call, durable as
  * Redis is), applied in the background process by the same code as the
- * single event endpoint (recordEvent), one item after the other.
+ * single event endpoint (recordEvent), in batch order: a run of items of
+ * distinct users is applied together (one Redis call, by group commit), the
+ * next run once it is done, so a user's events never overtake each other.
  *
  * Each item is applied once: an item without an idempotencyKey gets one
  * derived from its batch entry and position, so an entry applied again after
@@ -23,6 +25,30 @@ const GROUP = 'apply';
  * error the single endpoint would have answered. A store that is unreachable
  * leaves the entry waiting: it is tried again on a later pass.
  */
+/**
+ * The items in order, cut into runs in which no user appears twice (each a
+ * list of item indexes). Applied together, a run's items are evaluated in
+ * order in one Redis call; an item that must be retried (its config changed,
+ * its user's zone corrected) goes after the rest of its run, never after a
+ * later item of its own user.
+ */
+export function waves(items: readonly { user: { id: string } }[]): number[][] {
+  const out: number[][] = [];
+  let run: number[] = [];
+  let users = new Set<string>();
+  items.forEach((item, index) => {
+    if (users.has(item.user.id)) {
+      out.push(run);
+      run = [];
+      users = new Set();
+    }
+    users.add(item.user.id);
+    run.push(index);
+  });
+  if (run.length) out.push(run);
+  return out;
+}
+
 export class BatchQueue {
   private readonly consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   private readonly groups = new Set<string>();
@@ -113,8 +139,9 @@ export class BatchQueue {
     if (!entry) return false;
     const [entryId, fields] = entry;
     const items = JSON.parse(fields[fields.indexOf('items') + 1]!) as BatchEvent[];
-    for (const [index, item] of items.entries()) {
-      if (!(await this.applyItem(tenant, entryId, index, item))) return false;
+    for (const wave of waves(items)) {
+      const applied = await Promise.all(wave.map((index) => this.applyItem(tenant, entryId, index, items[index]!)));
+      if (applied.includes(false)) return false;
     }
     await redis.xack(stream, GROUP, entryId);
     await redis.xdel(stream, entryId);
