@@ -96,7 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.LAUREL_DATA_DIR || `${process.cwd()}/.data`,
     schedulerIntervalMs: intVar(env, 'SCHEDULER_INTERVAL_MS', 1000, 50, 3_600_000),
     maxBacklog: intVar(env, 'MAX_BACKLOG', 1_000_000, 1, 1_000_000_000),
-    eventGroupMax: intVar(env, 'EVENT_GROUP_MAX', 64, 1, 1000),
+    eventGroupMax: intVar(env, 'EVENT_GROUP_MAX', 1, 1, 1000),
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
     workers,
     // Each flusher waits on Postgres most of its time, and one alone falls

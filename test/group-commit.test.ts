@@ -54,7 +54,7 @@ async function setUp(s: TestServer, tenant?: string) {
 }
 
 t.test('group commit', async (t) => {
-  const s = await startServer(t);
+  const s = await startServer(t, { EVENT_GROUP_MAX: '64' });
   await setUp(s);
   const tenant = await s.app.ctx.tenants.resolve({ kind: 'admin' }, '');
 
@@ -138,8 +138,8 @@ t.test('group commit', async (t) => {
   });
 });
 
-t.test('EVENT_GROUP_MAX=1 sends each event alone', async (t) => {
-  const s = await startServer(t, { EVENT_GROUP_MAX: '1' });
+t.test('by default (EVENT_GROUP_MAX=1) each event is sent alone', async (t) => {
+  const s = await startServer(t);
   await setUp(s);
   const tenant = await s.app.ctx.tenants.resolve({ kind: 'admin' }, '');
   const { calls, replies } = await together(s, tenant, [

@@ -15,7 +15,9 @@ interface Waiting {
  * saves the client's, the socket's and Redis's per-command work; it waits
  * for nothing (the group is sent from setImmediate, right after the poll).
  * A lone event goes as a plain event call. `max` bounds a group (1: never
- * group).
+ * group, the default: on a 2-core host with Redis beside it, grouping
+ * measured slower, since Node then idles while Redis runs a whole group
+ * instead of working on earlier replies meanwhile; see bench/README.md).
  */
 export class EventGroups {
   private readonly waiting = new Map<string, Waiting[]>();
