@@ -9,7 +9,7 @@ import { dateFromDay, dayNumber, localDate } from '../domain/time';
 import { FREQ_CODE, parseState, periodIndexes, streakJson, StreakState } from '../domain/streaks';
 import { inControl, NotificationType, periodEndsAt, reactivationDueAt, recapOf, reminderAt, RetentionConfig, retentionSignature, wantsNotice } from '../domain/retention';
 import { streakCall } from '../services/streak-calls';
-import { history, pauses } from '../store/streak-history';
+import { historyAndPauses } from '../store/streak-history';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { userPayload } from '../webhooks/payloads';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
@@ -140,12 +140,11 @@ async function visit(
         const due = reminderAt(r, sk, cur, zone);
         if (now < due) later(due);
         else if (now < periodEndsAt(sk, cur, zone) && wanted.has(TYPE_OF.streak_reminder) && wantsNotice(r, fields, 'streak_reminder')) {
-          // Trophy's StreakResponse, as GET /v1/users/{id}/streak shows it (one reminder per user and period, so two reads are affordable).
+          // Trophy's StreakResponse, as GET /v1/users/{id}/streak shows it (one reminder per user and period, so the read is affordable).
           const streak = {
             ...streakJson(sk, st, cur, freezes),
             extended: st.ext > 0 ? new Date(st.ext).toISOString() : null,
-            streakHistory: await history(ctx.db, t, id, sk, st, cur, 7),
-            pauses: await pauses(ctx.db, t, id, today),
+            ...(await historyAndPauses(ctx.db, t, id, sk, st, cur, 7, today)),
           };
           emit('streak_reminder', `${f}:${cur}`, due, { streak });
           // Nothing more to remind of unless the user extends it (an event reschedules then).

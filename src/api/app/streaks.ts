@@ -8,7 +8,7 @@ import { FREQ_CODE, periodIndexes, StreakConfig, streakJson, StreakState } from 
 import type { Tenant } from '../../store/tenants';
 import { streakCall } from '../../services/streak-calls';
 import type { StreakRanking, StreakSummary } from '../../wire/app';
-import { history, pauses } from '../../store/streak-history';
+import { historyAndPauses } from '../../store/streak-history';
 import { NAME_FIELD } from '../../domain/user-hash';
 
 type Reply = StreakState & { x: number; fz: number };
@@ -38,8 +38,7 @@ export function streakRoutes(ctx: Ctx): Route[] {
         return reply(200, {
           ...streakJson(cfg, st, n, st.fz),
           extended: st.len > 0 && st.ext > 0 ? new Date(st.ext).toISOString() : null,
-          streakHistory: await history(ctx.db, tenant, id, cfg, st, n, periods),
-          pauses: await pauses(ctx.db, tenant, id, r.date),
+          ...(await historyAndPauses(ctx.db, tenant, id, cfg, st, n, periods, r.date)),
         });
       },
     },
