@@ -265,3 +265,23 @@ export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: s
   }
   return out;
 }
+
+/**
+ * Each system a change moved: its points as a response shows them, and its
+ * level change (null when the level stayed). What live updates and webhooks
+ * both announce.
+ */
+export function systemChanges(cfg: PointsLookup, changes: ScriptPoints, opId: string, at: number, date: string) {
+  const shaped = pointsResponse(cfg, changes, opId, at, date);
+  const out: { system: PointsSystemConfig; points: unknown; level: Record<string, unknown> | null }[] = [];
+  for (const slot in changes) {
+    const s = cfg.systemsBySlot.get(Number(slot));
+    if (!s) continue;
+    const { b, a } = changes[slot]!;
+    const from = levelFor(s.levels, b);
+    const to = levelFor(s.levels, a);
+    const level = from?.id === to?.id ? null : { points: { ...systemJson(s), total: a }, previousLevel: from ? levelJson(from) : null, newLevel: to ? levelJson(to) : null };
+    out.push({ system: s, points: shaped[s.key], level });
+  }
+  return out;
+}

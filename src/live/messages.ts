@@ -2,7 +2,7 @@ import type { UserChangeRecord } from '../engine/change-record';
 import type { TenantConfig } from '../store/tenant-config';
 import type { LiveUserUpdateType } from '../wire/live';
 import { achievementJson } from '../domain/achievements';
-import { levelFor, levelJson, pointsResponse, systemJson } from '../domain/points';
+import { systemChanges } from '../domain/points';
 import { FREQ_CODE, parseState, streakJson } from '../domain/streaks';
 import { rankChangeJson } from '../domain/leaderboards';
 import { FREEZES_FIELD, streakField } from '../domain/user-hash';
@@ -40,21 +40,9 @@ export function userChanges(cfg: TenantConfig, r: UserChangeRecord): UserChange[
   }
 
   if (r.points && op && date) {
-    const changes = r.points;
-    const shaped = pointsResponse(cfg, changes, op, at, date);
-    for (const slot in changes) {
-      const s = cfg.systemsBySlot.get(Number(slot));
-      if (!s) continue;
-      out.push({ type: 'points.changed', body: { points: shaped[s.key] } });
-      const { b, a } = changes[slot]!;
-      const from = levelFor(s.levels, b);
-      const to = levelFor(s.levels, a);
-      if (from?.id !== to?.id) {
-        out.push({
-          type: 'points.level_changed',
-          body: { points: { ...systemJson(s), total: a }, previousLevel: from ? levelJson(from) : null, newLevel: to ? levelJson(to) : null },
-        });
-      }
+    for (const c of systemChanges(cfg, r.points, op, at, date)) {
+      out.push({ type: 'points.changed', body: { points: c.points } });
+      if (c.level) out.push({ type: 'points.level_changed', body: c.level });
     }
   }
 

@@ -6,7 +6,7 @@ import type { BatchHook } from '../store/flusher';
 import type { UserChangeRecord } from '../engine/change-record';
 import { derivedId } from '../domain/ids';
 import { achievementJson } from '../domain/achievements';
-import { levelFor, levelJson, pointsResponse, systemJson } from '../domain/points';
+import { systemChanges } from '../domain/points';
 import { FREQ_CODE, parseState, streakJson } from '../domain/streaks';
 import { rankChangeJson, ScriptBoard, joinGroup } from '../domain/leaderboards';
 import { PROFILE_FIELDS } from '../domain/users';
@@ -165,22 +165,9 @@ export class WebhookDeriver implements BatchHook {
       }
 
       if (r.points && op && date) {
-        const changes = r.points;
-        const shaped = pointsResponse(cfg, changes, op, at, date);
-        for (const slot in changes) {
-          const s = cfg.systemsBySlot.get(Number(slot));
-          if (!s) continue;
-          emit('points.changed', s.id, { points: shaped[s.key] });
-          const { b, a } = changes[slot]!;
-          const from = levelFor(s.levels, b);
-          const to = levelFor(s.levels, a);
-          if (from?.id !== to?.id) {
-            emit('points.level_changed', s.id, {
-              points: { ...systemJson(s), total: a },
-              previousLevel: from ? levelJson(from) : null,
-              newLevel: to ? levelJson(to) : null,
-            });
-          }
+        for (const c of systemChanges(cfg, r.points, op, at, date)) {
+          emit('points.changed', c.system.id, { points: c.points });
+          if (c.level) emit('points.level_changed', c.system.id, c.level);
         }
       }
 

@@ -1,16 +1,8 @@
 import type { Engine } from '../library';
 import type { TenantKeys } from '../../redis/keys';
+import type { UserOpArgs } from './user-op';
 
-export interface AchievementCompleteArgs {
-  ver: string;
-  now: number;
-  userId: string;
-  /** User patch (JSON object). */
-  patch: string;
-  program: string;
-  userBoosts: string;
-  date: string;
-  opId: string;
+export interface AchievementCompleteArgs extends UserOpArgs {
   achievementSlot: number;
   achievementId: string;
   /** The achievement's user attribute filters (JSON). */

@@ -1,18 +1,10 @@
 import type { Engine } from '../library';
 import type { TenantKeys } from '../../redis/keys';
+import type { UserOpArgs } from './user-op';
 import { toMap } from '../../domain/users';
 
-export interface UserUpsertArgs {
-  ver: string;
-  now: number;
+export interface UserUpsertArgs extends UserOpArgs {
   mode: 'upsert' | 'update';
-  userId: string;
-  /** Fields to set (JSON object). */
-  patch: string;
-  program: string;
-  userBoosts: string;
-  date: string;
-  opId: string;
 }
 
 export type UserUpsertReply = { code: 'STALE' } | { code: 'NOTFOUND' } | { code: 'BLOCKED'; systemSlot: string } | { code: 'OK'; fields: Map<string, string> };
