@@ -187,10 +187,18 @@ async function main(): Promise<void> {
       // The console's analytics are timed by bench:analytics, over a year of seeded data.
     ] as const;
     const reads: Figures[] = [];
+    // Reads that had to write unflushed records to Postgres first (read your writes), per read of the one-process run.
+    const readFlushes = async (url: string) =>
+      [...(await (await fetch(`${url}/metrics`)).text()).matchAll(/^laurel_read_flushes_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    const flushedPerRead: string[] = [];
     const readsOn = async (url: string, label: string) => {
       for (const [name, scenario] of readScenarios) {
         await load(name, url, 2, scenario);
-        reads.push(await load(`Laurel ${name}${label}`, url, READ_SECONDS, scenario));
+        const before = await readFlushes(url);
+        const f = await load(`Laurel ${name}${label}`, url, READ_SECONDS, scenario);
+        reads.push(f);
+        const flushed = (await readFlushes(url)) - before;
+        if (!label) flushedPerRead.push(`${name.replace(/^GET /, '')}: ${(flushed / Math.max(1, f.rps * READ_SECONDS)).toFixed(2)}`);
       }
     };
     await readsOn(base, '');
@@ -257,6 +265,7 @@ async function main(): Promise<void> {
       `| latency at a steady ${OPEN_RATE} events/s (open loop, ${READ_SECONDS} s): Laurel / durable baseline | p50 ${steadyLaurel.p50} / ${steadyDurable.p50} ms, p99 ${steadyLaurel.p99} / ${steadyDurable.p99} ms, errors ${steadyLaurel.errors} / ${steadyDurable.errors} |`,
       `| CPU per event, durable baseline, its flush included: Node / Redis / Postgres | ${[durableCpu.laurel, durableCpu.redis, durableCpu.postgres].map((x) => Math.round(x)).join(' / ')} µs (Laurel's sum is ${(cpuSum / (durableCpu.laurel + durableCpu.redis + durableCpu.postgres)).toFixed(1)}x) |`,
       `| accepted events missing from Postgres after the flush: durable baseline / Laurel | ${dStats.accepted - dRows} of ${dStats.accepted} / ${Math.max(0, laurelLost)}${laurelLost < 0 ? ` (and ${-laurelLost} stored whose answer the generator stopped waiting for)` : ''} |`,
+      `| reads that first wrote unflushed records to Postgres (read your writes), per read | ${flushedPerRead.join('; ')} |`,
       `| read-after-write under the event load: an event, then at once the user's recent awards (${raw.reads} reads) | ${raw.stale} stale; p50 ${raw.p50} ms, p99 ${raw.p99} ms |`,
       `| the same read of users with nothing unflushed, same load | p50 ${raw.quietP50} ms, p99 ${raw.quietP99} ms |`,
       ...liveRows(live),

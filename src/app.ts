@@ -9,7 +9,7 @@ import { Keys } from './redis/keys';
 import { Engine } from './engine';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
+import { readFlushes, reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
@@ -123,8 +123,14 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     },
     // The flusher is built below (it needs ctx); these run only once requests do.
     durable: {
-      through: (tenant, userId, id) => flusher.flushThrough(tenant, id, userId),
-      all: (tenant) => flusher.flushAll(tenant),
+      through: (tenant, userId, id) => {
+        readFlushes.inc({ scope: 'user' });
+        return flusher.flushThrough(tenant, id, userId);
+      },
+      all: (tenant) => {
+        readFlushes.inc({ scope: 'tenant' });
+        return flusher.flushAll(tenant);
+      },
     },
   };
 

@@ -263,6 +263,14 @@ export function reportDeadLetters(source: () => Promise<number>): () => void {
   };
 }
 
+/** Reads from Postgres that first wrote unflushed change records there (read your writes): one user's, or a whole tenant's. */
+export const readFlushes = new Counter({
+  name: 'laurel_read_flushes_total',
+  help: "Reads served from Postgres that first wrote the change records it lacked (read your writes): scope user (one user's) or tenant (all)",
+  labelNames: ['scope'] as const,
+  registers: [registry],
+});
+
 /** Live updates: messages not sent to slow clients (updates dropped, views held back), and slow clients closed (4008). */
 export const liveDropped = new Counter({
   name: 'laurel_live_dropped_total',

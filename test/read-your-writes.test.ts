@@ -55,9 +55,20 @@ t.test('while the flusher is held back', async (t) => {
   const s = await startServer(t);
   await configure(s);
   await s.app.flusher.stop();
+  const before = await readFlushes(s);
   await eventThenReads(t, s, s, 'held');
   t.equal((await s.call('GET', '/readyz', { key: null })).body.flusherLag.entries, 0, 'the reads wrote what they needed');
+  const after = await readFlushes(s);
+  t.ok(after > before, 'and /metrics counts them (laurel_read_flushes_total)');
+  await s.call('GET', '/v1/users/held/points/xp?awards=5');
+  t.equal(await readFlushes(s), after, 'a read with nothing unflushed writes nothing first');
 });
+
+/** laurel_read_flushes_total, all scopes. */
+async function readFlushes(s: TestServer): Promise<number> {
+  const text = await (await fetch(`${s.url}/metrics`)).text();
+  return [...text.matchAll(/^laurel_read_flushes_total\{[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
 
 t.test('the event on one worker, the reads on another', async (t) => {
   const a = await startServer(t);
