@@ -6,12 +6,14 @@
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 current streak periods and active frequency 'day,week,month,f', 6-7 unused
 -- (ARGV 8: the zone the periods were computed in)
--- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'OK', streak (JSON), unflushed (see unflushed())}
+-- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'OK', streak (JSON), unflushed (see unflushed(); a record of this read that settled no period aside)}
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 if not uget(user, 'c') then return {'NOTFOUND'} end
 local moved = zone_mismatch(user, ARGV[8])
 if moved then return {'TZ', moved} end
+-- The user's last record before any this read appends (see the reply below).
+local before = uget(user, 'lc')
 local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
 local S = stk_new(user, decode_once(ARGV[4]).sk, ARGV[2], tonumber(d))
 local st = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, nil, 0)
@@ -19,4 +21,9 @@ local periods = stk_commit(S)
 if periods ~= '[]' or CHANGED_N > 0 then
   append_change(stream, 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
 end
-return {'OK', stk_reply(S, st, false), unflushed(user, stream)}
+-- The history and pauses the reply goes with come from Postgres's streak
+-- periods and pauses: a record of this read that settled no period adds
+-- nothing there, so then only the user's earlier records must be written
+-- first (a user's first read records a fresh state, and would otherwise make
+-- every first read wait for a flush).
+return {'OK', stk_reply(S, st, false), unflushed_since(periods ~= '[]' and LAST_CHANGE or before, stream)}

@@ -64,6 +64,25 @@ t.test('while the flusher is held back', async (t) => {
   t.equal(await readFlushes(s), after, 'a read with nothing unflushed writes nothing first');
 });
 
+t.test("a streak read that settles no period does not wait for a flush of its own record", async (t) => {
+  const s = await startServer(t);
+  await configure(s);
+  t.equal((await s.call('POST', '/v1/users', { body: { id: 'fresh', tz: 'Europe/Paris' } })).status, 201);
+  await s.drain();
+  await s.app.flusher.stop();
+  const before = await readFlushes(s);
+  const r = await s.call('GET', '/v1/users/fresh/streak');
+  t.equal(r.status, 200);
+  t.match(r.body, { length: 0, streakHistory: [{ length: 0 }] });
+  t.equal((await s.call('GET', '/readyz', { key: null })).body.flusherLag.entries, 1, 'the read recorded the fresh state');
+  t.equal(await readFlushes(s), before, 'and answered without writing it to Postgres first');
+  // An event after it: its period is unflushed, so the next read writes first.
+  t.equal((await s.event('m', { user: { id: 'fresh' }, value: 1 })).status, 201);
+  const after = await s.call('GET', '/v1/users/fresh/streak?historyPeriods=1');
+  t.match(after.body, { length: 1, streakHistory: [{ length: 1 }] });
+  t.equal(await readFlushes(s), before + 1);
+});
+
 /** laurel_read_flushes_total, all scopes. */
 async function readFlushes(s: TestServer): Promise<number> {
   const text = await (await fetch(`${s.url}/metrics`)).text();

@@ -104,12 +104,15 @@ end
 -- Whether Postgres may still lack a change record of the call's user: the
 -- id of the user's last record while the stream's oldest unflushed record is
 -- not newer than it (the flusher deletes records once committed), else ''.
-local function unflushed(user_key, stream)
-  local lc = LAST_CHANGE or uget(user_key, 'lc')
+-- unflushed_since: the same for a given record id (false/nil: none).
+local function unflushed_since(lc, stream)
   if not lc then return '' end
   local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
   if oldest and stream_id_le(oldest[1], lc) then return lc end
   return ''
+end
+local function unflushed(user_key, stream)
+  return unflushed_since(LAST_CHANGE or uget(user_key, 'lc'), stream)
 end
 
 -- JSON that repeats from call to call (programs, the compiled config of
