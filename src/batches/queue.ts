@@ -14,8 +14,9 @@ const GROUP = 'apply';
  * stream per tenant (one entry per batch, appended in one call, durable as
  * Redis is), applied in the background process by the same code as the
  * single event endpoint (recordEvent), in batch order: a run of items of
- * distinct users is applied together (one Redis call, by group commit), the
- * next run once it is done, so a user's events never overtake each other.
+ * distinct users is applied at once (sent in order; in one Redis call with
+ * group commit), the next run once it is done, so a user's events never
+ * overtake each other.
  *
  * Each item is applied once: an item without an idempotencyKey gets one
  * derived from its batch entry and position, so an entry applied again after
@@ -27,8 +28,8 @@ const GROUP = 'apply';
  */
 /**
  * The items in order, cut into runs in which no user appears twice (each a
- * list of item indexes). Applied together, a run's items are evaluated in
- * order in one Redis call; an item that must be retried (its config changed,
+ * list of item indexes). Applied at once, a run's items reach Redis in
+ * order; an item that must be retried (its config changed,
  * its user's zone corrected) goes after the rest of its run, never after a
  * later item of its own user.
  */
