@@ -14,9 +14,10 @@ import type { EventBody } from '../src/wire/app';
  * received comes from the process's metrics.
  */
 
+/** FCALLs that carried events: single (script "event") or grouped ("event_group"). */
 async function eventCalls(s: TestServer): Promise<number> {
   const text = await (await fetch(`${s.url}/metrics`)).text();
-  return Number(/laurel_redis_script_duration_seconds_count\{script="event"\} (\d+)/.exec(text)?.[1] ?? 0);
+  return [...text.matchAll(/^laurel_redis_script_duration_seconds_count\{script="event(?:_group)?"\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
 }
 
 type Sent = { metric: string; body: EventBody; key?: string };
@@ -33,7 +34,7 @@ async function together(s: TestServer, tenant: Tenant, events: Sent[]) {
 }
 
 async function setUp(s: TestServer, tenant?: string) {
-  const { words } = await s.metrics(['words', 'spend'], tenant);
+  const { words, spend } = await s.metrics(['words', 'spend'], tenant);
   const post = await s.call('POST', '/admin/v1/points', {
     tenant,
     body: [
@@ -42,7 +43,7 @@ async function setUp(s: TestServer, tenant?: string) {
         name: 'Energy', key: 'energy',
         triggers: [
           { type: 'user_creation', points: 1, status: 'active' },
-          { type: 'metric', metricId: (await s.call('GET', '/admin/v1/metrics', { tenant })).body.find((m: { key: string }) => m.key === 'spend').id, metricThreshold: 1, points: -1, status: 'active', blockIfOutOfPoints: true },
+          { type: 'metric', metricId: spend!.id, metricThreshold: 1, points: -1, status: 'active', blockIfOutOfPoints: true },
         ],
       },
     ],

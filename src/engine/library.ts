@@ -105,10 +105,10 @@ export class Engine {
       keys.push(...e.keys);
       args.push(...e.args);
     }
-    return (await this.send('event', this.lib.fn(EVENT_GROUP), keys, args)) as unknown[];
+    return (await this.send(EVENT_GROUP, this.lib.fn(EVENT_GROUP), keys, args)) as unknown[];
   }
 
-  private async send(name: ScriptName, fn: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+  private async send(name: ScriptName | typeof EVENT_GROUP, fn: string, keys: string[], args: (string | number)[]): Promise<unknown> {
     const fcall = () => this.redis.call('FCALL', fn, keys.length, ...keys, ...args);
     const started = performance.now();
     try {

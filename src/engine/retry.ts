@@ -8,6 +8,14 @@ export interface ZoneMemory {
 
 export const ZONE_TTL_MS = 3_600_000;
 
+/** Where a user's last seen zone is remembered. */
+export const zoneKey = (tenantSlot: number, userId: string) => `${tenantSlot}:${userId}`;
+
+/** The zone to compute a user's dates in first: the one sent (null clears it: UTC), else the last one seen, else UTC. */
+export function firstZone(zones: ZoneMemory, key: string, sent: string | null | undefined): string {
+  return sent === undefined ? (zones.get(key) ?? 'UTC') : (sent ?? 'UTC');
+}
+
 /**
  * The one zone guess-and-retry loop. A per-user script is called with dates
  * computed in a guessed zone (the one sent, else the last one seen); when

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Ctx } from '../context';
-import { eventCall, inUserZone, ZONE_TTL_MS, STALE, withConfig } from '../engine';
+import { eventCall, firstZone, inUserZone, STALE, withConfig, ZONE_TTL_MS, zoneKey } from '../engine';
 import { notFound, unavailable, unprocessable } from '../errors';
 import { reply, Reply } from '../http/server';
 import type { Tenant } from '../store/tenants';
@@ -38,10 +38,10 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
   const userId = body.user.id;
   const bodyZone = zoneOf(body.user);
   const tk = ctx.keys.tenant(tenant.slot);
-  const zoneKey = `${tenant.slot}:${userId}`;
+  const zones = zoneKey(tenant.slot, userId);
   const now = ctx.clock.now();
   // The zone the event is counted in: the one sent, else the user's last known one.
-  const guess = bodyZone === undefined ? (ctx.zones.get(zoneKey) ?? 'UTC') : (bodyZone ?? 'UTC');
+  const guess = firstZone(ctx.zones, zones, bodyZone);
 
   return withConfig(ctx.configs, tenant, async (cfg) => {
     const metric = cfg.metricsByKey.get(metricKey);
@@ -67,7 +67,7 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
         retentionDue: eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone),
       });
     };
-    const settled = await inUserZone(ctx.zones, zoneKey, guess, async (zone) => {
+    const settled = await inUserZone(ctx.zones, zones, guess, async (zone) => {
       const r = await call(zone, '');
       return r.code === 'PROGRAM' ? call(zone, cfg.program(metric.id)) : r;
     });
@@ -84,7 +84,7 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
         throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}" for this event`);
       case 'OK':
       case 'REPLAY': {
-        ctx.zones.set(zoneKey, settled.zone, ZONE_TTL_MS);
+        ctx.zones.set(zones, settled.zone, ZONE_TTL_MS);
         const replayed = r.code === 'REPLAY';
         const out: Record<string, unknown> = {
           eventId,

@@ -1,5 +1,5 @@
 import type { Ctx } from '../context';
-import { inUserZone, streakCall as engineStreakCall, STALE, withConfig } from '../engine';
+import { firstZone, inUserZone, streakCall as engineStreakCall, STALE, withConfig, zoneKey } from '../engine';
 import { localDate } from '../domain/time';
 import { streakArg } from '../domain/streaks';
 import type { Tenant } from '../store/tenants';
@@ -21,11 +21,11 @@ export async function streakCall(
   pauses = '[]',
 ): Promise<StreakReply> {
   const tk = ctx.keys.tenant(tenant.slot);
-  const zoneKey = `${tenant.slot}:${userId}`;
+  const zones = zoneKey(tenant.slot, userId);
   return withConfig(ctx.configs, tenant, async (cfg) => {
     if (!cfg.streak?.enabled) return { kind: 'DISABLED' as const };
     let date = '';
-    const settled = await inUserZone(ctx.zones, zoneKey, ctx.zones.get(zoneKey) ?? 'UTC', (zone) => {
+    const settled = await inUserZone(ctx.zones, zones, firstZone(ctx.zones, zones, undefined), (zone) => {
       const now = ctx.clock.now();
       date = localDate(now, zone);
       return engineStreakCall(ctx.engine, tk, script, {

@@ -10,7 +10,7 @@ import { toMap, userJson } from '../domain/users';
 import { levelFor, levelJson } from '../domain/points';
 import { FREQ_CODE, parseState, periodDates } from '../domain/streaks';
 import { scoreValue, splitGroup } from '../domain/leaderboards';
-import { userEraseCall } from '../engine';
+import { userEraseCall, zoneKey } from '../engine';
 import type { ErasedUser, UserExport } from '../wire/admin';
 import { achievedField, pointsField, FREEZES_FIELD, streakField, LAST_CHANGE_FIELD, totalField } from '../domain/user-hash';
 
@@ -170,7 +170,7 @@ export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promi
     await ctx.configs.publish(tenant);
     await ctx.broadcast(`config:${tenant.slot}`);
   }
-  ctx.zones.delete(`${tenant.slot}:${userId}`);
+  ctx.zones.delete(zoneKey(tenant.slot, userId));
   return { id: userId, erased: true, erasedAt: out.erasedAt.toISOString() };
 }
 

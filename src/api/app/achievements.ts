@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import { Ctx, identify } from '../../context';
-import { achievementCompleteCall, STALE, withConfig } from '../../engine';
+import { achievementCompleteCall, firstZone, STALE, withConfig, zoneKey } from '../../engine';
 import { requireUser } from '../../auth/auth';
 import { boolParam, check, jsonBody } from '../../http/body';
 import { notFound, unprocessable } from '../../errors';
@@ -115,7 +115,7 @@ async function complete(ctx: Ctx, req: Request) {
     if (a.trigger !== 'api') throw unprocessable(`Achievement "${key}" completes by its ${a.trigger} trigger, not through the API`);
     checkUserAttributes(cfg, body.user);
     const now = ctx.clock.now();
-    const date = localDate(now, zone === undefined ? (ctx.zones.get(`${tenant.slot}:${userId}`) ?? 'UTC') : (zone ?? 'UTC'));
+    const date = localDate(now, firstZone(ctx.zones, zoneKey(tenant.slot, userId), zone));
     const opId = randomUUID();
     const r = await achievementCompleteCall(ctx.engine, tk, {
       ver: cfg.ver, now, userId, patch, program: cfg.program(null), userBoosts: userBoostsArg(cfg.userBoosts.get(userId)), date, opId,
