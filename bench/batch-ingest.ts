@@ -29,7 +29,7 @@ export async function batchIngest(
     if (r.status !== 202) throw new Error(`batch: ${r.status} ${await r.text()}`);
     accepted += ((await r.json()) as { accepted: number }).accepted;
   }
-  // Done when the count stops short of nothing; give up after a minute without progress.
+  // Done when every accepted event is stored; give up after a minute without progress.
   let last = -1;
   let still = performance.now();
   for (;;) {

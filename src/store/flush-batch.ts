@@ -10,7 +10,7 @@ import { joinGroup } from '../domain/leaderboards';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
- * per table group (collect), and written in one transaction (writeBatch),
+ * per table group (Batch), and written in one transaction (writeBatch),
  * tables in a fixed order and rows in key order, so two flushers never
  * deadlock on each other.
  */
@@ -173,9 +173,6 @@ export class Batch {
     u.updated = Math.max(u.updated, at);
   }
 }
-
-/** A batch's rows, collected from its stream entries. */
-export const collect = (entries: StreamEntry[]) => new Batch(entries);
 
 /**
  * The entries to write when erasures newer than some of them exist: each

@@ -8,7 +8,7 @@ import type { Tenant, Tenants } from './tenants';
 import { DeadLetters, isPermanent } from './dead-letters';
 import { systemClock } from '../clock';
 import { changeOwner, UserChangeRecord } from '../engine/change-record';
-import { collect, keptAfterErasures, StreamEntry, writeBatch } from './flush-batch';
+import { Batch, keptAfterErasures, StreamEntry, writeBatch } from './flush-batch';
 
 const BATCH = 500;
 /** Serialization failure and deadlock: a retry goes through. */
@@ -283,7 +283,7 @@ export class Flusher {
   }
 
   private async write(t: Tenant, entries: StreamEntry[]): Promise<void> {
-    let batch = collect(entries);
+    let batch = new Batch(entries);
     const derived = await tx(this.db, async (c) => {
       // The tables written below have no foreign key to tenants (one check
       // per row cost more than any other part of a flush): this lock is that
@@ -295,7 +295,7 @@ export class Flusher {
       // statement of its own, after the lock: one taking the lock too would
       // read the tombstones as of before an erasure it waited for.
       const kept = await keptAfterErasures(c, t.id, entries);
-      if (kept) batch = collect(kept);
+      if (kept) batch = new Batch(kept);
       const step = this.hook ? await this.hook.begin(c, t, batch.records) : null;
       await writeBatch(c, t.id, batch);
       if (step) await step(c);
