@@ -6,7 +6,8 @@
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 current streak periods and active frequency 'day,week,month,f', 6-7 unused
 -- (ARGV 8: the zone the periods were computed in)
--- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'OK', streak (JSON), unflushed (see unflushed(); a record of this read that settled no period aside)}
+-- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'OK', streak (JSON), unflushed (see unflushed(); a record of this read that settled no period aside),
+--          recent history of the active frequency (H<f>, see stk_history; '' when none), pauses (pz; '' when none)}
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 if not uget(user, 'c') then return {'NOTFOUND'} end
@@ -26,4 +27,5 @@ end
 -- nothing there, so then only the user's earlier records must be written
 -- first (a user's first read records a fresh state, and would otherwise make
 -- every first read wait for a flush).
-return {'OK', stk_reply(S, st, false), unflushed_since(periods ~= '[]' and LAST_CHANGE or before, stream)}
+return {'OK', stk_reply(S, st, false), unflushed_since(periods ~= '[]' and LAST_CHANGE or before, stream),
+  uget(user, stk_history_field(S.sk.act)) or '', uget(user, 'pz') or ''}

@@ -1,6 +1,7 @@
 import t, { Test } from 'tap';
 import { purgePrefix, startServer, TestServer } from './helpers/harness';
 import { Relay } from './helpers/proxy';
+import { historyField } from '../src/domain/user-hash';
 
 // Once an event is acknowledged, every read reflects it, including the reads
 // served from Postgres, whatever the flusher's lag.
@@ -64,9 +65,10 @@ t.test('while the flusher is held back', async (t) => {
   t.equal(await readFlushes(s), after, 'a read with nothing unflushed writes nothing first');
 });
 
-t.test("a streak read that settles no period does not wait for a flush of its own record", async (t) => {
+t.test('a streak read answers from Redis: neither its own record nor an unflushed period makes it write to Postgres', async (t) => {
   const s = await startServer(t);
   await configure(s);
+  s.clock.set(`${DAY1}T10:00:00Z`);
   t.equal((await s.call('POST', '/v1/users', { body: { id: 'fresh', tz: 'Europe/Paris' } })).status, 201);
   await s.drain();
   await s.app.flusher.stop();
@@ -76,11 +78,37 @@ t.test("a streak read that settles no period does not wait for a flush of its ow
   t.match(r.body, { length: 0, streakHistory: [{ length: 0 }] });
   t.equal((await s.call('GET', '/readyz', { key: null })).body.flusherLag.entries, 1, 'the read recorded the fresh state');
   t.equal(await readFlushes(s), before, 'and answered without writing it to Postgres first');
-  // An event after it: its period is unflushed, so the next read writes first.
-  t.equal((await s.event('m', { user: { id: 'fresh' }, value: 1 })).status, 201);
-  const after = await s.call('GET', '/v1/users/fresh/streak?historyPeriods=1');
-  t.match(after.body, { length: 1, streakHistory: [{ length: 1 }] });
+  // Nine days extended, none flushed: the default window (7) comes from the user hash.
+  for (let day = 10; day <= 18; day++) {
+    s.clock.set(`2026-03-${day}T10:00:00Z`);
+    t.equal((await s.event('m', { user: { id: 'fresh' }, value: 1 })).status, 201);
+  }
+  const recent = await s.call('GET', '/v1/users/fresh/streak');
+  t.same(recent.body.streakHistory.map((p: { length: number }) => p.length), [3, 4, 5, 6, 7, 8, 9]);
+  t.equal(await readFlushes(s), before, 'still without writing to Postgres first');
+  // A longer window reaches periods the hash no longer keeps: Postgres, after writing the user's records.
+  const long = await s.call('GET', '/v1/users/fresh/streak?historyPeriods=12');
+  t.same(long.body.streakHistory.map((p: { length: number }) => p.length), [0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   t.equal(await readFlushes(s), before + 1);
+});
+
+t.test('a user whose hash predates the kept history: the periods before it come from Postgres', async (t) => {
+  const s = await startServer(t);
+  await configure(s);
+  for (let day = 10; day <= 12; day++) {
+    s.clock.set(`2026-03-${day}T10:00:00Z`);
+    await s.event('m', { user: { id: 'old' }, value: 1 });
+  }
+  // As a hash written before Laurel kept history there.
+  const [tenant] = await s.app.ctx.tenants.all();
+  await s.app.ctx.redis.hdel(s.app.ctx.keys.tenant(tenant!.slot).user('old'), historyField('d'));
+  await s.app.flusher.stop();
+  s.clock.set('2026-03-13T10:00:00Z');
+  await s.event('m', { user: { id: 'old' }, value: 1 });
+  const before = await readFlushes(s);
+  const r = await s.call('GET', '/v1/users/old/streak?historyPeriods=5');
+  t.same(r.body.streakHistory.map((p: { length: number }) => p.length), [0, 1, 2, 3, 4]);
+  t.equal(await readFlushes(s), before + 1, 'read from Postgres, after writing what it lacked');
 });
 
 /** laurel_read_flushes_total, all scopes. */
@@ -120,16 +148,23 @@ t.test('while Postgres is away, reads that need it answer 503, never stale data'
   url.port = String(port);
   const s = await startServer(t, { DATABASE_URL: url.toString() });
   await configure(s);
+  // Eight days extended: more than the user hash keeps (7 periods).
+  for (let day = 10; day <= 17; day++) {
+    s.clock.set(`2026-03-${day}T10:00:00Z`);
+    await s.event('m', { user: { id: 'long' }, value: 1 });
+  }
   await s.event('m', { user: { id: 'away' }, value: 1 });
   await s.drain();
   await relay.cut();
   t.equal((await s.event('m', { user: { id: 'away' }, value: 1 })).status, 201, 'events keep flowing');
-  for (const path of ['/v1/users/away/points/xp?awards=5', '/v1/users/away/streak', '/v1/points/xp/summary']) {
+  for (const path of ['/v1/users/away/points/xp?awards=5', '/v1/users/long/streak?historyPeriods=8', '/v1/points/xp/summary']) {
     const r = await s.call('GET', path);
     t.equal(r.status, 503, path);
     t.equal(r.headers.get('retry-after'), '1');
   }
   t.equal((await s.call('GET', '/v1/users/away/metrics/m')).body.current, 2, 'reads served from Redis alone still answer');
+  const streak = await s.call('GET', '/v1/users/long/streak');
+  t.same(streak.body.streakHistory.map((p: { length: number }) => p.length), [2, 3, 4, 5, 6, 7, 8], 'a streak with its default history too');
   await relay.restore();
   const awards = await s.call('GET', '/v1/users/away/points/xp?awards=5');
   t.same(awards.body.awards.map((x: { awarded: number }) => x.awarded), [10, 10], 'and once it is back, the read is whole');

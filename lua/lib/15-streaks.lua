@@ -172,6 +172,7 @@ local function stk_run(S, idx, slot, value)
   for _, f in ipairs({ 'd', 'w', 'm' }) do
     local st = stk_load(S.user, f)
     local n = idx[f]
+    if f == S.sk.act then S.hsince = math.max(st.lp, st.settled) + 1 end
     stk_settle(S, f, st, n)
     local ext = slot ~= nil and stk_event(S, f, st, n, slot, value)
     stk_save(S.user, f, st)
@@ -183,7 +184,47 @@ local function stk_run(S, idx, slot, value)
   return active, extended
 end
 
+-- Recent history of the active frequency, in the user hash as 'H<f>':
+-- 'since;p,l,fr,pa;...', the period records of the STK_KEPT latest periods
+-- (a later record of a period wins), complete from period `since` on (the
+-- first period the state had not yet settled when the field was created).
+-- A streak read serves its history from here when the window allows
+-- (src/domain/streaks.ts recentPeriods), so it need not touch Postgres.
+local STK_KEPT = 7
+local function stk_history_field(f) return 'H' .. f end
+local function stk_history(S)
+  local f = S.sk.act
+  local byp, n = {}, 0
+  for _, r in ipairs(S.rec) do
+    if r.f == f then
+      byp[r.p] = string.format('%d,%d,%d,%d', r.p, r.l, r.fr, r.pa)
+      n = n + 1
+    end
+  end
+  local field = stk_history_field(f)
+  local raw = uget(S.user, field)
+  -- Nothing to add; a user without the field gets it (empty) all the same,
+  -- so their reads need not wait for a first record.
+  if n == 0 and raw then return end
+  local since = S.hsince
+  if raw then
+    local s, rest = string.match(raw, '^(-?%d+)(.*)$')
+    since = s
+    for e in string.gmatch(rest, ';([^;]+)') do
+      local p = tonumber(string.match(e, '^(-?%d+)'))
+      if byp[p] == nil then byp[p] = e end
+    end
+  end
+  local ps = {}
+  for p in pairs(byp) do ps[#ps + 1] = p end
+  table.sort(ps)
+  local parts = { since }
+  for i = math.max(1, #ps - STK_KEPT + 1), #ps do parts[#parts + 1] = byp[ps[i]] end
+  uset(S.user, field, table.concat(parts, ';'))
+end
+
 local function stk_commit(S)
+  stk_history(S)
   if S.changed then
     uset(S.user, 'fz', S.fz)
     uset(S.user, 'fa', S.fa)

@@ -144,3 +144,74 @@ export function ownStreakRule(
     th,
   };
 }
+
+/** A recorded streak period (Postgres's streak_periods, or the user hash's recent history). */
+export interface PeriodRow {
+  period: number;
+  length: number;
+  used_freeze: boolean;
+  used_pause: boolean;
+}
+
+export interface PauseJson {
+  id: string;
+  start: string;
+  end: string;
+}
+
+/** Periods of history the user hash keeps (lua/lib/15-streaks.lua STK_KEPT): a read's default window. */
+export const HISTORY_KEPT = 7;
+
+/**
+ * The recorded periods from `from` on, from the user hash's recent history
+ * ('since;p,l,fr,pa;...', the latest HISTORY_KEPT periods recorded, complete
+ * from period `since`); null when it may lack one of them (a longer window,
+ * or history from before the field existed): then Postgres has them.
+ */
+export function recentPeriods(raw: string, from: number): Map<number, PeriodRow> | null {
+  if (!raw) return null;
+  const [since, ...entries] = raw.split(';');
+  if (from < Number(since)) return null;
+  const rows = entries.map((e): PeriodRow => {
+    const [period, length, fr, pa] = e.split(',').map(Number);
+    return { period: period!, length: length!, used_freeze: fr === 1, used_pause: pa === 1 };
+  });
+  // Full: older periods were dropped, and the window may reach them.
+  if (rows.length >= HISTORY_KEPT && rows[0]!.period > from) return null;
+  return new Map(rows.map((r) => [r.period, r]));
+}
+
+/**
+ * Pauses covering day `today` or later, from the user hash's copy
+ * ([start day, end day, id], in start order; see api/admin/streaks.ts
+ * syncPauses); null when it holds one without an id (then Postgres is read).
+ */
+export function pausesFrom(raw: string, today: number): PauseJson[] | null {
+  if (!raw) return [];
+  const all = JSON.parse(raw) as [number, number, string?][];
+  if (all.some((p) => typeof p[2] !== 'string')) return null;
+  return all.filter((p) => p[1] >= today).map((p) => ({ id: p[2]!, start: dateFromDay(p[0]), end: dateFromDay(p[1]) }));
+}
+
+/**
+ * The last `count` periods through the current one `n`: settled and extended
+ * periods as recorded; the current period shows the live length while the
+ * streak is alive; any other period is 0.
+ */
+export function streakHistory(cfg: StreakConfig, st: StreakState, n: number, count: number, recorded: Map<number, PeriodRow>) {
+  const f = FREQ_CODE[cfg.frequency];
+  const out = [];
+  for (let p = n - count + 1; p <= n; p++) {
+    const row = recorded.get(p);
+    const { start, end } = periodDates(f, p, cfg.weekStart);
+    const entry: Record<string, unknown> = {
+      periodStart: start,
+      periodEnd: end,
+      length: row ? row.length : p === n ? st.len : 0,
+      usedPause: row?.used_pause ?? false,
+    };
+    if (cfg.maxFreezes > 0) entry.usedFreeze = row?.used_freeze ?? false;
+    out.push(entry);
+  }
+  return out;
+}

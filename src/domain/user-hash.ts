@@ -30,6 +30,9 @@ export const achievedField = (slot: number) => `a${slot}`;
 export const streakField = (f: 'd' | 'w' | 'm') => `S${f}`;
 export const FREEZES_FIELD = 'fz';
 export const FREEZE_ANCHOR_FIELD = 'fa';
+/** A frequency's recent period records (domain/streaks recentPeriods) and the user's pauses (domain/streaks pausesFrom). */
+export const historyField = (f: 'd' | 'w' | 'm') => `H${f}`;
+export const PAUSES_FIELD = 'pz';
 
 /** Retention: control group ('1'), last active local date, the user's own streak rule, a notification type's channels. */
 export const CONTROL_FIELD = 'cg';

@@ -6,14 +6,13 @@ import { tx } from '../store/db';
 import { scanKeys } from '../redis/client';
 import { derivedId } from '../domain/ids';
 import { dateFromDay, dayNumber, localDate } from '../domain/time';
-import { FREQ_CODE, parseState, periodIndexes, streakJson, StreakState } from '../domain/streaks';
+import { FREQ_CODE, HISTORY_KEPT, parseState, periodIndexes, streakJson, StreakState } from '../domain/streaks';
 import { inControl, NotificationType, periodEndsAt, reactivationDueAt, recapOf, reminderAt, RetentionConfig, retentionSignature, wantsNotice } from '../domain/retention';
-import { streakCall } from '../services/streak-calls';
-import { historyAndPauses } from '../store/streak-history';
+import { historyAndPauses, KeptHistory, streakCall } from '../services/streak-calls';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { userPayload } from '../webhooks/payloads';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
-import { streakField, FREEZES_FIELD, LAST_ACTIVE_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
+import { streakField, FREEZES_FIELD, historyField, LAST_ACTIVE_FIELD, PAUSES_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
 
 /** Users looked at per batch (one pipeline of hash reads, one transaction of outbox rows). */
 const BATCH = 500;
@@ -125,6 +124,7 @@ async function visit(
     const cur = periodIndexes(today, sk.weekStart)[f];
     let st: StreakState = parseState(fields.get(streakField(f)));
     let freezes = Number(fields.get(FREEZES_FIELD) ?? 0);
+    let kept: KeptHistory = { recent: fields.get(historyField(f)) ?? '', pauses: fields.get(PAUSES_FIELD) ?? '', unflushed: '' };
     if (st.len > 0 && st.lp < cur - 1) {
       // Periods missed since: a freeze or pause may still hold the streak. Settle them (as a read would).
       const s = await streakCall(ctx, t, id, 'streak_read');
@@ -132,6 +132,7 @@ async function visit(
         const settled = JSON.parse(s.raw) as StreakState & { fz: number };
         st = settled;
         freezes = settled.fz;
+        kept = s;
       }
     }
     if (st.len > 0) {
@@ -144,7 +145,7 @@ async function visit(
           const streak = {
             ...streakJson(sk, st, cur, freezes),
             extended: st.ext > 0 ? new Date(st.ext).toISOString() : null,
-            ...(await historyAndPauses(ctx.db, t, id, sk, st, cur, 7, today)),
+            ...(await historyAndPauses(ctx, t, id, sk, st, cur, HISTORY_KEPT, today, kept)),
           };
           emit('streak_reminder', `${f}:${cur}`, due, { streak });
           // Nothing more to remind of unless the user extends it (an event reschedules then).

@@ -6,9 +6,8 @@ import { intParam } from '../../http/body';
 import { reply, Route } from '../../http/server';
 import { FREQ_CODE, periodIndexes, StreakConfig, streakJson, StreakState } from '../../domain/streaks';
 import type { Tenant } from '../../store/tenants';
-import { streakCall } from '../../services/streak-calls';
+import { historyAndPauses, streakCall } from '../../services/streak-calls';
 import type { StreakRanking, StreakSummary } from '../../wire/app';
-import { historyAndPauses } from '../../store/streak-history';
 import { NAME_FIELD } from '../../domain/user-hash';
 
 type Reply = StreakState & { x: number; fz: number };
@@ -32,13 +31,11 @@ export function streakRoutes(ctx: Ctx): Route[] {
         }
         const cfg = r.cfg.streak!;
         const st = JSON.parse(r.raw) as Reply;
-        // History comes from Postgres: the user's unflushed periods are written first.
-        if (r.unflushed) await ctx.durable.through(tenant, id, r.unflushed);
         const n = periodIndexes(r.date, cfg.weekStart)[FREQ_CODE[cfg.frequency]];
         return reply(200, {
           ...streakJson(cfg, st, n, st.fz),
           extended: st.len > 0 && st.ext > 0 ? new Date(st.ext).toISOString() : null,
-          ...(await historyAndPauses(ctx.db, tenant, id, cfg, st, n, periods, r.date)),
+          ...(await historyAndPauses(ctx, tenant, id, cfg, st, n, periods, r.date, r)),
         });
       },
     },

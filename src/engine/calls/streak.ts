@@ -16,12 +16,17 @@ export interface StreakArgs {
   zone: string;
 }
 
-/** `unflushed` (streak_read): the user's last change id while Postgres may lack it, else ''. */
+/**
+ * streak_read only: `unflushed`, the user's last change id while Postgres may
+ * lack it, else ''; `recent`, the active frequency's recent history as kept in
+ * the user hash (see domain/streaks recentHistory), and `pauses`, the user's
+ * pauses as kept there ([start day, end day, id] JSON); '' when none.
+ */
 export type StreakCallReply =
   | { code: 'STALE' }
   | { code: 'NOTFOUND' | 'FULL' | 'NOTHING' }
   | { code: 'TZ'; zone: string }
-  | { code: 'OK'; raw: string; unflushed: string };
+  | { code: 'OK'; raw: string; unflushed: string; recent: string; pauses: string };
 
 /** lua/streak_read.lua and lua/streak_admin.lua: settle (and change) one user's streak. */
 export async function streakCall(engine: Engine, tk: TenantKeys, script: 'streak_read' | 'streak_admin', a: StreakArgs): Promise<StreakCallReply> {
@@ -37,7 +42,7 @@ export async function streakCall(engine: Engine, tk: TenantKeys, script: 'streak
     case 'TZ':
       return { code: 'TZ', zone: r[1]! };
     case 'OK':
-      return { code: 'OK', raw: r[1]!, unflushed: r[2] ?? '' };
+      return { code: 'OK', raw: r[1]!, unflushed: r[2] ?? '', recent: r[3] ?? '', pauses: r[4] ?? '' };
     default:
       throw new Error(`${script}: unexpected reply ${String(r[0])}`);
   }
