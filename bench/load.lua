@@ -9,6 +9,7 @@
 --   LOAD_IDEMPOTENT  "1": half the requests carry an Idempotency-Key, 5% of those replays
 --   LOAD_TAG         makes fresh keys unique across runs
 --   LOAD_THREADS     wrk's -t, to share the replay memory between threads
+--   LOAD_RATE        if set, the total requests per second to pace to (see delay())
 
 local METRICS = { "lessons", "words", "minutes" }
 -- Replays resend a whole earlier request: Laurel scopes a key by user and
@@ -98,6 +99,18 @@ local function fresh(keyed)
     used[n_used] = req
   end
   return req
+end
+
+-- Paced load (LOAD_RATE): each connection waits a random time, LOAD_CONNECTIONS /
+-- LOAD_RATE seconds on average, before each request, so the connections
+-- together send about LOAD_RATE a second at random moments, whatever the
+-- answers' latency, as long as it stays well under that wait.
+local pace_ms = nil
+if os.getenv("LOAD_RATE") then
+  pace_ms = 1000 * tonumber(os.getenv("LOAD_CONNECTIONS")) / tonumber(os.getenv("LOAD_RATE"))
+  function delay()
+    return math.floor(math.random() * 2 * pace_ms)
+  end
 end
 
 function request()

@@ -29,6 +29,8 @@ export interface LoadOptions {
   users: number;
   /** Makes fresh idempotency keys unique across runs (each load adds its own number). */
   tag: string;
+  /** Paced load: about this many requests a second in all (wrk: at random moments; autocannon: its overallRate). */
+  rate?: number;
 }
 
 export interface Figures {
@@ -93,6 +95,8 @@ function withWrk(name: string, s: Scenario, opts: LoadOptions, wantThreads: numb
     LOAD_IDEMPOTENT: s.idempotent ? '1' : '',
     LOAD_TAG: opts.tag,
     LOAD_THREADS: String(threads),
+    LOAD_CONNECTIONS: String(opts.connections),
+    ...(opts.rate ? { LOAD_RATE: String(opts.rate) } : {}),
   };
   const args = ['-t', String(threads), '-c', String(opts.connections), '-d', `${opts.seconds}s`,
     // autocannon's timeout, so a slow answer is a latency, not an error, under both.
@@ -149,6 +153,7 @@ function withAutocannon(name: string, s: Scenario, opts: LoadOptions): Promise<F
         method: s.method,
         connections: opts.connections,
         duration: opts.seconds,
+        ...(opts.rate ? { overallRate: opts.rate } : {}),
         requests: [{ setupRequest: setupRequest(s, opts) }],
       },
       (err, r) => {

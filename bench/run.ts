@@ -177,6 +177,12 @@ async function main(): Promise<void> {
     const steadyLaurel = await openLoop(base, adminKey, OPEN_RATE, READ_SECONDS, USERS);
     await drained(base);
     const steadyDurable = await openLoop(durableUrl, adminKey, OPEN_RATE, READ_SECONDS, USERS);
+    // The same rate paced by the C generator (wrk): what is left when the Node client's own delays are not.
+    const paced = (name: string, url: string) => runLoad(name, events, { url, seconds: READ_SECONDS, connections: CONNECTIONS, users: USERS, tag: id, rate: OPEN_RATE });
+    await drained(base);
+    const pacedLaurel = await paced('Laurel (paced)', base);
+    await drained(base);
+    const pacedDurable = await paced('durable baseline (paced)', durableUrl);
 
     // Reads, against the trivial-script baseline under GET: on one process, then on two.
     const read = (p: string): Scenario => ({ method: 'GET', path: p, apiKey: adminKey });
@@ -262,7 +268,8 @@ async function main(): Promise<void> {
       `| events/s those would allow on 2 cores with nothing else running | ${Number.isNaN(cpuSum) ? 'n/a' : Math.round(2e6 / cpuSum)} |`,
       `| Laurel events/s as a ratio of the durable baseline's, same load | ${(laurelF.rps / durableF.rps).toFixed(2)}x |`,
       `| batch ingestion (POST /admin/v1/metrics/events, 1,000 events a request, ${batch.events} events, timed until all are in Postgres): events/s, ratio to single events | ${Math.round(batch.rps)}, ${(batch.rps / laurelF.rps).toFixed(2)}x (${batch.missing} missing) |`,
-      `| latency at a steady ${OPEN_RATE} events/s (open loop, ${READ_SECONDS} s): Laurel / durable baseline | p50 ${steadyLaurel.p50} / ${steadyDurable.p50} ms, p99 ${steadyLaurel.p99} / ${steadyDurable.p99} ms, errors ${steadyLaurel.errors} / ${steadyDurable.errors} |`,
+      `| latency at a steady ${OPEN_RATE} events/s (open loop from a Node client, ${READ_SECONDS} s): Laurel / durable baseline | p50 ${steadyLaurel.p50} / ${steadyDurable.p50} ms, p99 ${steadyLaurel.p99} / ${steadyDurable.p99} ms, errors ${steadyLaurel.errors} / ${steadyDurable.errors} |`,
+      `| the same rate paced by ${generatorName()} (${CONNECTIONS} connections, each waiting a random time averaging ${CONNECTIONS}/${OPEN_RATE} s before each request): Laurel / durable baseline | ${Math.round(pacedLaurel.rps)} / ${Math.round(pacedDurable.rps)} events/s, p50 ${pacedLaurel.p50} / ${pacedDurable.p50} ms, p99 ${pacedLaurel.p99} / ${pacedDurable.p99} ms, p99.9 ${pacedLaurel.p999} / ${pacedDurable.p999} ms, errors ${pacedLaurel.errors} / ${pacedDurable.errors} |`,
       `| CPU per event, durable baseline, its flush included: Node / Redis / Postgres | ${[durableCpu.laurel, durableCpu.redis, durableCpu.postgres].map((x) => Math.round(x)).join(' / ')} µs (Laurel's sum is ${(cpuSum / (durableCpu.laurel + durableCpu.redis + durableCpu.postgres)).toFixed(1)}x) |`,
       `| accepted events missing from Postgres after the flush: durable baseline / Laurel | ${dStats.accepted - dRows} of ${dStats.accepted} / ${Math.max(0, laurelLost)}${laurelLost < 0 ? ` (and ${-laurelLost} stored whose answer the generator stopped waiting for)` : ''} |`,
       `| reads that first wrote unflushed records to Postgres (read your writes), per read | ${flushedPerRead.join('; ')} |`,
