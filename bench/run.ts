@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { Client, Pool } from 'pg';
-import { freePort, postgresCpu, processCpu, sleep } from './util';
+import { freePort, machineCpu, postgresCpu, processCpu, sleep } from './util';
 import { type Figures, generatorName, runLoad, type Scenario } from './load';
 import { seedConfig, seedUsers, ZONES } from './seed';
 import { readAfterWrite } from './read-after-write';
@@ -73,6 +73,7 @@ async function main(): Promise<void> {
   const schema = `bench_${id}`;
   const adminKey = `admin_bench.${randomBytes(16).toString('hex')}`;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'laurel-bench-'));
+  const machine0 = machineCpu();
   try {
     const redisPort = await freePort();
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
@@ -243,6 +244,8 @@ async function main(): Promise<void> {
 
     const [bareF, trivialF] = results as [Figures, Figures];
     const cpuSum = cpuPerEvent.laurel + cpuPerEvent.redis + cpuPerEvent.postgres;
+    const machine1 = machineCpu();
+    const stolen = (machine1.steal - machine0.steal) / (machine1.total - machine0.total);
     const row = (r: Figures, vs: Figures[]) =>
       `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors} | ${vs.map((v) => (r.rps / v.rps).toFixed(2)).join(' / ')} |`;
     const lines = [
@@ -258,6 +261,7 @@ async function main(): Promise<void> {
       ``,
       `| measure | value |`,
       `| --- | ---: |`,
+      `| the machine's CPU time the host took for others during the run (steal; a quiet machine shows about 0) | ${Number.isNaN(stolen) ? 'n/a' : `${(100 * stolen).toFixed(1)}%`} |`,
       `| Redis memory per user (${users.keys} user hashes, after the one-process event load) | ${Math.round(users.bytes / Math.max(1, users.keys))} bytes |`,
       `| Redis memory per stored idempotency key (${stored} keys in ${idem.keys} buckets) | ${(idem.bytes / Math.max(1, stored)).toFixed(1)} bytes |`,
       `| scaling from 1 to 2 workers (events/s) | ${(twoF.rps / laurelF.rps).toFixed(2)}x |`,

@@ -48,3 +48,18 @@ export async function postgresCpu(db: Pool): Promise<number> {
   }
   return us;
 }
+
+/**
+ * The machine's CPU time so far (USER_HZ ticks, all CPUs) and how much of it
+ * the host took for others (steal), from /proc/stat: on a shared virtual
+ * machine, a run with much stolen time is not comparable with a quiet one.
+ */
+export function machineCpu(): { total: number; steal: number } {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is inside user).
+    return { total: f.slice(0, 8).reduce((a, b) => a + b, 0), steal: f[7]! };
+  } catch {
+    return { total: NaN, steal: NaN };
+  }
+}
