@@ -135,7 +135,9 @@ async function main(): Promise<void> {
     const durableStats = async () => (await (await fetch(`${durableUrl}/stats`)).json()) as { accepted: number; flushed: number; backlog: number };
     await load('durable baseline (warm-up)', durableUrl, 3, events);
     await until('the durable baseline to flush', async () => (await durableStats()).backlog === 0, 300_000);
-    const dCpu = async () => ({ node: processCpu(durable.proc.pid!), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg0) });
+    // Postgres's write-ahead log, in bytes: unlike CPU time, it hardly moves with the machine's other load.
+    const walAt = async (db: Pool) => BigInt((await db.query<{ b: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS b`)).rows[0]!.b);
+    const dCpu = async () => ({ node: processCpu(durable.proc.pid!), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg0), wal: await walAt(pg0) });
     const d0 = await dCpu();
     const durableF = await load('durable baseline POST (same load)', durableUrl, SECONDS, events);
     await until('the durable baseline to flush', async () => (await durableStats()).backlog === 0, 300_000);
@@ -144,13 +146,14 @@ async function main(): Promise<void> {
     const dRows = Number((await pg0.query(`SELECT count(*) AS n FROM "${schema}_durable".events`)).rows[0].n);
     const dEvents = durableF.rps * SECONDS;
     const durableCpu = { laurel: (d1.node - d0.node) / dEvents, redis: (d1.redis - d0.redis) / dEvents, postgres: (d1.postgres - d0.postgres) / dEvents };
+    const durableWal = Number(d1.wal - d0.wal) / dEvents;
     await pg0.end();
     await load('Laurel (warm-up)', base, 3, events);
     await drained(base);
     await redis.config('RESETSTAT'); // count Laurel's script calls only
     // CPU time of each process from the first event to the last record in Postgres: where the time per event goes.
     const pg = new Pool({ connectionString: DATABASE_URL, max: 1 });
-    const cpu = async () => ({ laurel: processCpu(single.proc.pid!), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg) });
+    const cpu = async () => ({ laurel: processCpu(single.proc.pid!), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg), wal: await walAt(pg) });
     const accepted201 = async () => Number(/laurel_http_requests_total\{method="POST",route="\/v1\/metrics\/:key\/event",status="201"\} (\d+)/.exec(await (await fetch(`${base}/metrics`)).text())?.[1] ?? NaN);
     const eventRows = async () => Number((await pg.query(`SELECT count(*) AS n FROM "${schema}".events`)).rows[0].n);
     const [a0, r0] = [await accepted201(), await eventRows()];
@@ -167,8 +170,9 @@ async function main(): Promise<void> {
     // Accepted (answered 201) minus stored. Below zero: events applied whose answer
     // the load generator did not wait for (requests in flight when it stopped).
     const laurelLost = (await accepted201()) - a0 - ((await eventRows()) - r0);
-    const perEvent = (k: keyof typeof cpu0) => (cpu1[k] - cpu0[k]) / (laurelF.rps * SECONDS);
+    const perEvent = (k: 'laurel' | 'redis' | 'postgres') => (cpu1[k] - cpu0[k]) / (laurelF.rps * SECONDS);
     const cpuPerEvent = { laurel: perEvent('laurel'), redis: perEvent('redis'), postgres: perEvent('postgres') };
+    const laurelWal = Number(cpu1.wal - cpu0.wal) / (laurelF.rps * SECONDS);
     // Batch ingestion: 1,000 events a request, timed until all are durable.
     const batch = await batchIngest(base, adminKey, pg, schema, USERS, Number(process.env.BENCH_BATCHES ?? 20), 1000);
     await pg.end();
@@ -275,6 +279,7 @@ async function main(): Promise<void> {
       `| latency at a steady ${OPEN_RATE} events/s (open loop from a Node client, ${READ_SECONDS} s): Laurel / durable baseline | p50 ${steadyLaurel.p50} / ${steadyDurable.p50} ms, p99 ${steadyLaurel.p99} / ${steadyDurable.p99} ms, errors ${steadyLaurel.errors} / ${steadyDurable.errors} |`,
       `| the same rate paced by ${generatorName()} (${CONNECTIONS} connections, each waiting a random time averaging ${CONNECTIONS}/${OPEN_RATE} s before each request): Laurel / durable baseline | ${Math.round(pacedLaurel.rps)} / ${Math.round(pacedDurable.rps)} events/s, p50 ${pacedLaurel.p50} / ${pacedDurable.p50} ms, p99 ${pacedLaurel.p99} / ${pacedDurable.p99} ms, p99.9 ${pacedLaurel.p999} / ${pacedDurable.p999} ms, errors ${pacedLaurel.errors} / ${pacedDurable.errors} |`,
       `| CPU per event, durable baseline, its flush included: Node / Redis / Postgres | ${[durableCpu.laurel, durableCpu.redis, durableCpu.postgres].map((x) => Math.round(x)).join(' / ')} µs (Laurel's sum is ${(cpuSum / (durableCpu.laurel + durableCpu.redis + durableCpu.postgres)).toFixed(1)}x) |`,
+      `| Postgres WAL per event, its flush included: Laurel / durable baseline | ${Math.round(laurelWal)} / ${Math.round(durableWal)} bytes (${(laurelWal / durableWal).toFixed(1)}x) |`,
       `| accepted events missing from Postgres after the flush: durable baseline / Laurel | ${dStats.accepted - dRows} of ${dStats.accepted} / ${Math.max(0, laurelLost)}${laurelLost < 0 ? ` (and ${-laurelLost} stored whose answer the generator stopped waiting for)` : ''} |`,
       `| reads that first wrote unflushed records to Postgres (read your writes), per read | ${flushedPerRead.join('; ')} |`,
       `| read-after-write under the event load: an event, then at once the user's recent awards (${raw.reads} reads) | ${raw.stale} stale; p50 ${raw.p50} ms, p99 ${raw.p99} ms |`,
