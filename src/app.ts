@@ -34,7 +34,7 @@ import { retentionAdminRoutes } from './api/admin/retention';
 import { leaderboardAdminRoutes } from './api/admin/leaderboards';
 import { streakRoutes } from './api/app/streaks';
 import { leaderboardRoutes } from './api/app/leaderboards';
-import { ensureAdminKey } from './store/bootstrap';
+import { ensureAdminKey, warnWithoutAutovacuum } from './store/bootstrap';
 import { Scheduler } from './scheduler/scheduler';
 import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
@@ -103,6 +103,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   db.on('error', (err) => log.warn('postgres idle client error', { err: err.message }));
   const applied = await migrate(db, config.databaseSchema);
   if (applied) log.info('database migrated', { applied });
+  if (roles.background) await warnWithoutAutovacuum(db, log);
 
   const redis = createRedis(config, log, 'laurel');
   await redis.connect();

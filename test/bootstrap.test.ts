@@ -2,7 +2,7 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { createPool } from '../src/store/db';
 import { migrate } from '../src/store/migrations';
-import { ensureAdminKey } from '../src/store/bootstrap';
+import { ensureAdminKey, warnWithoutAutovacuum } from '../src/store/bootstrap';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { systemClock } from '../src/clock';
@@ -39,4 +39,15 @@ t.test('migrations are idempotent and the first admin key is printed once', asyn
   // The printed key works against a server on that database.
   const s = await startServer(t, { DATABASE_SCHEMA: schema, ADMIN_API_KEY: '' });
   t.equal((await s.call('GET', '/admin/v1/metrics', { key: keys[0]! })).status, 200);
+});
+
+t.test('a Postgres without autovacuum is reported at start, one with it is not', async (t) => {
+  const db = createPool(DATABASE_URL, 'public');
+  t.teardown(() => db.end());
+  const warned: string[] = [];
+  const log = { ...createLogger('silent'), warn: (msg: string) => void warned.push(msg) };
+  await warnWithoutAutovacuum(db, log);
+  const off = (await db.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum === 'off';
+  t.equal(warned.length, off ? 1 : 0);
+  if (off) t.match(warned[0], /autovacuum is off/);
 });
