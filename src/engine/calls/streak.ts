@@ -19,7 +19,7 @@ export interface StreakArgs {
 /**
  * streak_read only: `unflushed`, the user's last change id while Postgres may
  * lack it, else ''; `recent`, the active frequency's recent history as kept in
- * the user hash (see domain/streaks recentHistory), and `pauses`, the user's
+ * the user hash (see domain/streaks recentPeriods), and `pauses`, the user's
  * pauses as kept there ([start day, end day, id] JSON); '' when none.
  */
 export type StreakCallReply =
