@@ -22,10 +22,9 @@ local periods = stk_commit(S)
 if periods ~= '[]' or CHANGED_N > 0 then
   append_change(stream, 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
 end
--- The history and pauses the reply goes with come from Postgres's streak
--- periods and pauses: a record of this read that settled no period adds
--- nothing there, so then only the user's earlier records must be written
--- first (a user's first read records a fresh state, and would otherwise make
--- every first read wait for a flush).
+-- The history and pauses come from this hash (H<f>, pz) unless the window
+-- reaches further back than H<f> keeps; then from Postgres, which must first
+-- hold the user's records. A record of this read that settled no period adds
+-- nothing there, so then only the user's earlier records count as unflushed.
 return {'OK', stk_reply(S, st, false), unflushed_since(periods ~= '[]' and LAST_CHANGE or before, stream),
   uget(user, stk_history_field(S.sk.act)) or '', uget(user, 'pz') or ''}

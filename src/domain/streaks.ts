@@ -184,13 +184,12 @@ export function recentPeriods(raw: string, from: number): Map<number, PeriodRow>
 /**
  * Pauses covering day `today` or later, from the user hash's copy
  * ([start day, end day, id], in start order; see api/admin/streaks.ts
- * syncPauses); null when it holds one without an id (then Postgres is read).
+ * syncPauses).
  */
-export function pausesFrom(raw: string, today: number): PauseJson[] | null {
+export function pausesFrom(raw: string, today: number): PauseJson[] {
   if (!raw) return [];
-  const all = JSON.parse(raw) as [number, number, string?][];
-  if (all.some((p) => typeof p[2] !== 'string')) return null;
-  return all.filter((p) => p[1] >= today).map((p) => ({ id: p[2]!, start: dateFromDay(p[0]), end: dateFromDay(p[1]) }));
+  const all = JSON.parse(raw) as [number, number, string][];
+  return all.filter((p) => p[1] >= today).map((p) => ({ id: p[2], start: dateFromDay(p[0]), end: dateFromDay(p[1]) }));
 }
 
 /**

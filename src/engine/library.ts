@@ -29,7 +29,6 @@ export type ScriptName = keyof typeof SCRIPTS;
 /** lua/event_group.lua: several events of one tenant in one call (group commit, see group-commit.ts). */
 const EVENT_GROUP = 'event_group';
 
-
 /**
  * All scripts as one Redis Functions library: the shared helpers (lua/lib)
  * once, then each script as a function. Library and function names carry a

@@ -60,8 +60,7 @@ export async function historyAndPauses(
   ctx: Ctx, tenant: Tenant, userId: string, cfg: StreakConfig, st: StreakState, n: number, count: number, today: string, kept: KeptHistory,
 ) {
   const recorded = recentPeriods(kept.recent, n - count + 1);
-  const pauses = pausesFrom(kept.pauses, dayNumber(today)!);
-  if (recorded && pauses) return { streakHistory: streakHistory(cfg, st, n, count, recorded), pauses };
+  if (recorded) return { streakHistory: streakHistory(cfg, st, n, count, recorded), pauses: pausesFrom(kept.pauses, dayNumber(today)!) };
   if (kept.unflushed) await ctx.durable.through(tenant, userId, kept.unflushed);
   const stored = await periodsAndPauses(ctx.db, tenant, userId, cfg, n - count + 1, n, today);
   return { streakHistory: streakHistory(cfg, st, n, count, stored.periods), pauses: stored.pauses };
