@@ -8,14 +8,24 @@ t.test('a replayed batch changes nothing', async (t) => {
   const s = await startServer(t);
   await s.app.flusher.stop(); // this test flushes by hand, so it can see the records first
   const { m } = await s.metrics(['m']);
-  await s.call('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 2, status: 'active' }] }] });
-  await s.call('POST', '/admin/v1/achievements', { body: [{ key: 'one', name: 'One', trigger: 'metric', metricId: m!.id, metricValue: 1, status: 'active' }] });
+  const ach = (await s.call('POST', '/admin/v1/achievements', { body: [
+    { key: 'one', name: 'One', trigger: 'metric', metricId: m!.id, metricValue: 1, status: 'active' },
+    { key: 'hello', name: 'Hello', trigger: 'api', status: 'active' },
+  ] })).body.created;
+  const hello = ach.find((x: { key: string }) => x.key === 'hello');
+  await s.call('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp', triggers: [
+    { type: 'metric', metricId: m!.id, metricThreshold: 1, points: 2, status: 'active' },
+    { type: 'achievement', achievementId: hello.id, points: 10, status: 'active' },
+  ] }] });
+  await s.call('POST', '/admin/v1/leaderboards', { body: [{ key: 'top', name: 'Top', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', status: 'active' }] });
   for (const u of ['a', 'b', 'c']) await s.event('m', { user: { id: u, name: u.toUpperCase() }, value: 3 });
+  // An operation other than an event that pays points.
+  t.equal((await s.call('POST', '/v1/achievements/hello/complete', { body: { user: { id: 'a' } } })).status, 201);
 
   const r = await sharedRedis(t);
   const stream = s.app.ctx.keys.tenant(0).stream;
   const records = await r.xrange(stream, '-', '+');
-  t.equal(records.length, 3);
+  t.equal(records.length, 4);
   await s.app.flusher.drain();
   t.equal(await r.xlen(stream), 0, 'acknowledged records are deleted');
 
@@ -24,6 +34,7 @@ t.test('a replayed batch changes nothing', async (t) => {
     return {
       events: await q('SELECT id, user_id, value::text, total::text FROM events ORDER BY id'),
       awards: await q('SELECT id, awarded, total FROM points_awards ORDER BY id'),
+      ranks: await q('SELECT user_id, previous_rank, rank, value FROM leaderboard_events ORDER BY user_id, seq'),
       completions: await q('SELECT achievement_id, user_id FROM achievement_completions ORDER BY user_id'),
       users: await q('SELECT id, name FROM users ORDER BY id'),
       fields: await q('SELECT user_id, f.key, f.value->>0 AS value FROM user_state, jsonb_each(fields) AS f ORDER BY user_id, f.key'),
@@ -31,8 +42,9 @@ t.test('a replayed batch changes nothing', async (t) => {
   };
   const once = await snapshot();
   t.equal(once.events.length, 3);
-  t.equal(once.awards.length, 3);
-  t.equal(once.completions.length, 3);
+  t.equal(once.awards.length, 4, 'three from events, one from the completion');
+  t.equal(once.ranks.length, 3);
+  t.equal(once.completions.length, 4);
 
   // The same records again, as a redelivery would bring them.
   for (const [, fields] of records) await r.xadd(stream, '*', ...fields);

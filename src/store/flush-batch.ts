@@ -47,6 +47,8 @@ interface AwardRow {
 
 interface BoardEventRow {
   id: string;
+  /** The operation (event) it came from: written only the first time that operation is flushed. */
+  e: string;
   b: string;
   r: number;
   u: string;
@@ -101,6 +103,8 @@ export class Batch {
   /** Later records of the same period win (a restore rewrites one). */
   readonly periods = new Map<string, PeriodRow>();
   readonly completions: CompletionRow[] = [];
+  /** Operations other than events whose awards this batch writes (see writeOnce). */
+  readonly operations: string[] = [];
   readonly records: UserChangeRecord[] = [];
 
   constructor(entries: StreamEntry[]) {
@@ -122,7 +126,7 @@ export class Batch {
     const ver = streamVersion(entryId);
     if (r.kind === 'ev') this.events.push({ ...r.event, t: r.total });
     if (r.created || r.patch) this.touch(r.userId, r.at, r.created, r.patch);
-    this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!);
+    if (this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!) && r.kind !== 'ev') this.operations.push(r.opId!);
     for (const d of r.completions) this.completions.push({ a: d.i, u: r.userId, at: r.at, e: r.opId! });
     for (const p of r.periods) this.periods.set(`${r.userId}\0${p.f}\0${p.p}`, { ...p, u: r.userId });
     if (r.kind === 'ev') this.addBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
@@ -143,20 +147,21 @@ export class Batch {
       for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
       const none = (x: number) => (x < 0 ? null : x);
       this.boardEvents.push({
-        id: derivedId('board', opId, c.i), b: c.i, r: c.r, u: userId, at, d: date,
+        id: derivedId('board', opId, c.i), e: opId, b: c.i, r: c.r, u: userId, at, d: date,
         pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
       });
     }
   }
 
-  /** Award ids derive from the operation and trigger, as in the responses, so a replayed batch adds no rows. */
-  private addAwards(points: ScriptPoints | null, opId: string, userId: string, at: number, date: string): void {
-    if (!points) return;
-    for (const sys of Object.values(points)) {
+  /** Award ids derive from the operation and trigger, as in the responses. Whether the record had any. */
+  private addAwards(points: ScriptPoints | null, opId: string, userId: string, at: number, date: string): boolean {
+    const before = this.awards.length;
+    for (const sys of Object.values(points ?? {})) {
       for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
         this.awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
       }
     }
+    return this.awards.length > before;
   }
 
   private touch(id: string, at: number, created: string, patch: string): void {
@@ -224,16 +229,51 @@ export function streamVersion(id: string): string {
 }
 
 
-/** Write a collected batch inside the caller's transaction. */
+/**
+ * Write a collected batch inside the caller's transaction. A batch may come
+ * twice (a crash between commit and acknowledgement), so every write is
+ * idempotent: the rows kept as state are upserts that keep the newer version,
+ * and the append-only history (awards, rank changes) is written only for the
+ * operations this batch is the first to store (writeOnce), so those tables
+ * need no unique index of their own.
+ */
 export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch): Promise<void> {
+  const first = await writeOnce(c, tenantId, batch);
   await writeUsers(c, tenantId, batch.users);
   await writeUserState(c, tenantId, batch.fields);
   await writeBoardEntries(c, tenantId, batch.boardEntries);
-  await writeBoardEvents(c, tenantId, batch.boardEvents);
+  await writeBoardEvents(c, tenantId, batch.boardEvents.filter((x) => first.has(x.e)));
   await writePeriods(c, tenantId, batch.periods);
   await writeCompletions(c, tenantId, batch.completions);
-  await writeAwards(c, tenantId, batch.awards);
-  await writeEvents(c, tenantId, batch.events);
+  await writeAwards(c, tenantId, batch.awards.filter((x) => first.has(x.e)));
+}
+
+/**
+ * The events, and the ids of the other operations that pay awards: each
+ * stored once under its primary key. Returns the ids stored now, not before.
+ * Two flushers holding the same record (one claimed it from the other) both
+ * try; the second waits for the first's commit and then finds the id taken.
+ */
+async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise<Set<string>> {
+  const first = new Set<string>();
+  if (batch.events.length) {
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes)
+       SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a
+       FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [tenantId, JSON.stringify(batch.events)],
+    );
+    for (const r of rows) first.add(r.id);
+  }
+  if (batch.operations.length) {
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO flushed_operations (id, tenant_id) SELECT x, $1 FROM unnest($2::uuid[]) AS x ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [tenantId, batch.operations],
+    );
+    for (const r of rows) first.add(r.id);
+  }
+  return first;
 }
 
 /** Users and their profiles: created once, then updated field by field unless a newer update is stored. */
@@ -291,14 +331,13 @@ async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: 
   );
 }
 
-/** Rank history of leaderboards. */
+/** Rank history of leaderboards (of operations stored for the first time). */
 async function writeBoardEvents(c: PoolClient, tenantId: string, boardEvents: Batch['boardEvents']): Promise<void> {
   if (!boardEvents.length) return;
   await c.query(
     `INSERT INTO leaderboard_events (id, tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value)
      SELECT x.id, $1, x.b, x.r, x.u, to_timestamp(x.at / 1000.0), x.d, x.pr, x.rk, x.pv, x.v
-     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, b uuid, r integer, u text, at bigint, d date, pr integer, rk integer, pv bigint, v bigint)
-     ON CONFLICT (id) DO NOTHING`,
+     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, b uuid, r integer, u text, at bigint, d date, pr integer, rk integer, pv bigint, v bigint)`,
     [tenantId, JSON.stringify(boardEvents)],
   );
 }
@@ -328,26 +367,13 @@ async function writeCompletions(c: PoolClient, tenantId: string, completions: Ba
   );
 }
 
-/** Points awards (ids derived from the operation and trigger). */
+/** Points awards (of operations stored for the first time). */
 async function writeAwards(c: PoolClient, tenantId: string, awards: Batch['awards']): Promise<void> {
   if (!awards.length) return;
   await c.query(
     `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts)
      SELECT x.id, $1, x.u, x.s, x.t, x.tv, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
-     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, tv uuid, e uuid, a numeric, tot numeric, at bigint, d date, bo jsonb)
-     ON CONFLICT (id) DO NOTHING`,
+     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, s uuid, t uuid, tv uuid, e uuid, a numeric, tot numeric, at bigint, d date, bo jsonb)`,
     [tenantId, JSON.stringify(awards)],
-  );
-}
-
-/** The events themselves. */
-async function writeEvents(c: PoolClient, tenantId: string, events: Batch['events']): Promise<void> {
-  if (!events.length) return;
-  await c.query(
-    `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes)
-     SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a
-     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb)
-     ON CONFLICT (id) DO NOTHING`,
-    [tenantId, JSON.stringify(events)],
   );
 }
