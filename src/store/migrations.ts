@@ -551,6 +551,14 @@ const MIGRATIONS: string[] = [
     WHERE a.event_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = a.event_id);
   ALTER TABLE points_awards DROP CONSTRAINT points_awards_pkey;
   ALTER TABLE leaderboard_events DROP CONSTRAINT leaderboard_events_pkey;
+
+  -- Two indexes whose reads the user's other index serves as well, each an
+  -- index entry fewer per event or award. A points summary sums a user's
+  -- awards of one system (it already reads every award before its range);
+  -- the console's list of a user's events reads the user's events by metric
+  -- and sorts them.
+  DROP INDEX points_awards_by_date;
+  DROP INDEX events_by_user_time;
   `,
 ];
 
