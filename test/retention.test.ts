@@ -1,6 +1,7 @@
 import t from 'tap';
 import { DateTime } from 'luxon';
 import { startServer, TestServer } from './helpers/harness';
+import { historyField } from '../src/domain/user-hash';
 import { conform, trophySchema, trophySpecAvailable, trophyWebhookSchema } from './helpers/trophy-schema';
 
 /** Set the server clock to a local wall time in a zone. */
@@ -239,6 +240,25 @@ t.test('once per user and period across schedulers, crashes and outages', async 
   for (const c of [s.clock, b.clock]) c.set(Date.parse('2026-03-23T06:00:00Z'));
   t.equal((await queued(s)).length, 40);
   t.equal(await s.app.ctx.redis.zcard(tk.retentionDue), 0, 'nothing left to look at until the users come back');
+});
+
+// A hash from before Laurel kept a streak's recent history there: the
+// reminder reads it from Postgres, after writing the user's records it lacks.
+t.test('streak reminder of a user whose hash has no kept history: the unflushed days count', async (t) => {
+  const { s } = await setup(t, { streakReminderEmails: { enabled: true } });
+  await s.app.flusher.stop();
+  at(s, '2026-03-09T09:00');
+  await ev(s, 'old');
+  at(s, '2026-03-10T09:00');
+  await ev(s, 'old');
+  const [tenant] = await s.app.ctx.tenants.all();
+  await s.app.ctx.redis.hdel(s.app.ctx.keys.tenant(tenant!.slot).user('old'), historyField('d'));
+  at(s, '2026-03-11T20:00');
+  await s.app.scheduler.runOnce(); // before any flush
+  const { rows } = await s.app.ctx.db.query<{ payload: string }>(`SELECT payload FROM webhook_deliveries WHERE type = 'emails.streak_reminder_due'`);
+  t.equal(rows.length, 1);
+  const history = JSON.parse(rows[0]!.payload).streak.streakHistory.map((p: { periodStart: string; length: number }) => [p.periodStart, p.length]);
+  t.same(history.slice(-3, -1), [['2026-03-09', 1], ['2026-03-10', 2]]);
 });
 
 t.test('weekly and monthly streak reminders: Friday morning, and the 25th', async (t) => {

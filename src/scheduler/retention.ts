@@ -12,7 +12,7 @@ import { historyAndPauses, KeptHistory, streakCall } from '../services/streak-ca
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { userPayload } from '../webhooks/payloads';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
-import { streakField, FREEZES_FIELD, historyField, LAST_ACTIVE_FIELD, PAUSES_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
+import { streakField, FREEZES_FIELD, historyField, LAST_ACTIVE_FIELD, LAST_CHANGE_FIELD, PAUSES_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
 
 /** Users looked at per batch (one pipeline of hash reads, one transaction of outbox rows). */
 const BATCH = 500;
@@ -124,7 +124,8 @@ async function visit(
     const cur = periodIndexes(today, sk.weekStart)[f];
     let st: StreakState = parseState(fields.get(streakField(f)));
     let freezes = Number(fields.get(FREEZES_FIELD) ?? 0);
-    let kept: KeptHistory = { recent: fields.get(historyField(f)) ?? '', pauses: fields.get(PAUSES_FIELD) ?? '', unflushed: '' };
+    // A history the hash cannot answer is read from Postgres after the user's last record is written there.
+    let kept: KeptHistory = { recent: fields.get(historyField(f)) ?? '', pauses: fields.get(PAUSES_FIELD) ?? '', unflushed: fields.get(LAST_CHANGE_FIELD) ?? '' };
     if (st.len > 0 && st.lp < cur - 1) {
       // Periods missed since: a freeze or pause may still hold the streak. Settle them (as a read would).
       const s = await streakCall(ctx, t, id, 'streak_read');

@@ -6,7 +6,7 @@ import type { Tenant } from './tenants';
  * A user's recorded streak periods `from`..`to` and the pauses covering
  * `today` or later, in one query (one round trip through the pool). Read
  * only when the user hash's recent history cannot answer (see the streak
- * read in api/app/streaks.ts).
+ * read and reminder in services/streak-calls.ts historyAndPauses).
  */
 export async function periodsAndPauses(
   db: Pool, tenant: Tenant, userId: string, cfg: StreakConfig, from: number, to: number, today: string,
