@@ -106,6 +106,8 @@ export class Batch {
   /** Operations other than events whose awards this batch writes (see writeOnce). */
   readonly operations: string[] = [];
   readonly records: UserChangeRecord[] = [];
+  /** The version of the batch's oldest record ('' until one is added). */
+  oldest = '';
 
   constructor(entries: StreamEntry[]) {
     for (const [entryId, flat] of entries) {
@@ -124,6 +126,7 @@ export class Batch {
     if (r.kind === 'er') return;
     this.records.push(r);
     const ver = streamVersion(entryId);
+    if (this.oldest === '' || versionBefore(ver, this.oldest)) this.oldest = ver;
     if (r.kind === 'ev') this.events.push({ ...r.event, t: r.total });
     if (r.created || r.patch) this.touch(r.userId, r.at, r.created, r.patch);
     if (this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!) && r.kind !== 'ev') this.operations.push(r.opId!);
@@ -208,7 +211,8 @@ export async function keptAfterErasures(c: PoolClient, tenantId: string, entries
 }
 
 /**
- * Rows for user_state, users in key order: {u, f: {field: [value, version]}}.
+ * Rows for user_state, users in key order: {u, f: {field: [value, version]},
+ * mx: the newest of those versions}.
  * Written by hand because a version (up to 19 digits) must stay a JSON number
  * and exact, which JSON.stringify cannot do.
  */
@@ -216,8 +220,12 @@ function userStateJson(fields: Map<string, Map<string, [string | null, string]>>
   const rows: string[] = [];
   for (const u of [...fields.keys()].sort()) {
     const parts: string[] = [];
-    for (const [f, [v, ver]] of fields.get(u)!) parts.push(`${JSON.stringify(f)}:[${v === null ? 'null' : JSON.stringify(v)},${ver}]`);
-    rows.push(`{"u":${JSON.stringify(u)},"f":{${parts.join(',')}}}`);
+    let mx = '';
+    for (const [f, [v, ver]] of fields.get(u)!) {
+      parts.push(`${JSON.stringify(f)}:[${v === null ? 'null' : JSON.stringify(v)},${ver}]`);
+      if (mx === '' || versionBefore(mx, ver)) mx = ver;
+    }
+    rows.push(`{"u":${JSON.stringify(u)},"f":{${parts.join(',')}},"mx":${mx}}`);
   }
   return `[${rows.join(',')}]`;
 }
@@ -227,6 +235,9 @@ export function streamVersion(id: string): string {
   const [ms, seq] = id.split('-');
   return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
 }
+
+/** Whether one stream version (see streamVersion: digits, no leading zeros) is older than another. */
+const versionBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
 
 
 /**
@@ -240,7 +251,7 @@ export function streamVersion(id: string): string {
 export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch): Promise<void> {
   const first = await writeOnce(c, tenantId, batch);
   await writeUsers(c, tenantId, batch.users);
-  await writeUserState(c, tenantId, batch.fields);
+  await writeUserState(c, tenantId, batch.fields, batch.oldest);
   await writeBoardEntries(c, tenantId, batch.boardEntries);
   await writeBoardEvents(c, tenantId, batch.boardEvents.filter((x) => first.has(x.e)));
   await writePeriods(c, tenantId, batch.periods);
@@ -304,17 +315,23 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
 }
 
 /** The users' hash fields (user_state), each with its stream version. */
-async function writeUserState(c: PoolClient, tenantId: string, fields: Batch['fields']): Promise<void> {
+async function writeUserState(c: PoolClient, tenantId: string, fields: Batch['fields'], oldest: string): Promise<void> {
   if (!fields.size) return;
   // Field by field, the newer version wins: two flushers may commit
-  // neighbouring batches in either order.
+  // neighbouring batches in either order. The row's ver (the newest version
+  // it holds; NULL on rows from before the column) spares that comparison
+  // in the usual case, a row older than the whole batch ($3, its oldest
+  // record): then each of the batch's fields wins, and a plain merge gives
+  // the same row.
   await c.query(
-    `INSERT INTO user_state AS s (tenant_id, user_id, fields)
-     SELECT $1, x.u, x.f FROM jsonb_to_recordset($2::jsonb) AS x(u text, f jsonb)
-     ON CONFLICT (tenant_id, user_id) DO UPDATE SET fields = s.fields || coalesce(
-       (SELECT jsonb_object_agg(n.key, n.value) FROM jsonb_each(excluded.fields) AS n
-        WHERE s.fields->n.key IS NULL OR s.fields->n.key->1 < n.value->1), '{}')`,
-    [tenantId, userStateJson(fields)],
+    `INSERT INTO user_state AS s (tenant_id, user_id, fields, ver)
+     SELECT $1, x.u, x.f, x.mx FROM jsonb_to_recordset($2::jsonb) AS x(u text, f jsonb, mx bigint)
+     ON CONFLICT (tenant_id, user_id) DO UPDATE SET
+       fields = CASE WHEN s.ver < $3::bigint THEN s.fields || excluded.fields ELSE s.fields || coalesce(
+         (SELECT jsonb_object_agg(n.key, n.value) FROM jsonb_each(excluded.fields) AS n
+          WHERE s.fields->n.key IS NULL OR s.fields->n.key->1 < n.value->1), '{}') END,
+       ver = greatest(coalesce(s.ver, (SELECT max((n.value->>1)::bigint) FROM jsonb_each(s.fields) AS n)), excluded.ver)`,
+    [tenantId, userStateJson(fields), oldest],
   );
 }
 

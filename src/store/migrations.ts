@@ -560,6 +560,12 @@ const MIGRATIONS: string[] = [
   DROP INDEX points_awards_by_date;
   DROP INDEX events_by_user_time;
   `,
+  `
+  -- The newest stream version a user's row holds: a batch wholly newer than
+  -- it merges its fields without comparing them one by one (flush-batch.ts
+  -- writeUserState). NULL on rows written before, which compare field by field.
+  ALTER TABLE user_state ADD COLUMN ver bigint;
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */
