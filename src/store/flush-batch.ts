@@ -1,6 +1,5 @@
 import type { PoolClient } from 'pg';
 import { awardId, ScriptPoints } from '../domain/points';
-import { derivedId } from '../domain/ids';
 import type { ScriptBoard } from '../domain/leaderboards';
 import { changeOwner, decodeChange, PeriodRecord, UserChangeRecord } from '../engine/change-record';
 import { erasureHash } from './privacy';
@@ -46,7 +45,6 @@ interface AwardRow {
 }
 
 interface BoardEventRow {
-  id: string;
   /** The operation (event) it came from: written only the first time that operation is flushed. */
   e: string;
   b: string;
@@ -150,7 +148,7 @@ export class Batch {
       for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
       const none = (x: number) => (x < 0 ? null : x);
       this.boardEvents.push({
-        id: derivedId('board', opId, c.i), e: opId, b: c.i, r: c.r, u: userId, at, d: date,
+        e: opId, b: c.i, r: c.r, u: userId, at, d: date,
         pr: none(c.pr), rk: none(c.rk), pv: c.pr > 0 ? c.pv : null, v: c.rk > 0 ? c.nv : null,
       });
     }
@@ -352,9 +350,9 @@ async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: 
 async function writeBoardEvents(c: PoolClient, tenantId: string, boardEvents: Batch['boardEvents']): Promise<void> {
   if (!boardEvents.length) return;
   await c.query(
-    `INSERT INTO leaderboard_events (id, tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value)
-     SELECT x.id, $1, x.b, x.r, x.u, to_timestamp(x.at / 1000.0), x.d, x.pr, x.rk, x.pv, x.v
-     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, b uuid, r integer, u text, at bigint, d date, pr integer, rk integer, pv bigint, v bigint)`,
+    `INSERT INTO leaderboard_events (tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value)
+     SELECT $1, x.b, x.r, x.u, to_timestamp(x.at / 1000.0), x.d, x.pr, x.rk, x.pv, x.v
+     FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, u text, at bigint, d date, pr integer, rk integer, pv bigint, v bigint)`,
     [tenantId, JSON.stringify(boardEvents)],
   );
 }

@@ -565,6 +565,9 @@ const MIGRATIONS: string[] = [
   -- it merges its fields without comparing them one by one (flush-batch.ts
   -- writeUserState). NULL on rows written before, which compare field by field.
   ALTER TABLE user_state ADD COLUMN ver bigint;
+  -- Nothing reads a rank change's id since its primary key went (writeOnce
+  -- keeps the rows single): 16 bytes and a hash fewer for each.
+  ALTER TABLE leaderboard_events DROP COLUMN id;
   `,
 ];
 
