@@ -33,7 +33,19 @@ export function splitKey(key: string): { prefix: string; secret: string } | null
   return { prefix: key.slice(0, dot), secret: key.slice(dot + 1) };
 }
 
+/** A string's sha256, to compare presented secrets against (matches). */
+export const digest = (s: string): Buffer => hash('sha256', s, 'buffer');
+
+/**
+ * Constant-time check of a presented string against a known one's digest:
+ * comparing digests of fixed length reveals nothing of the length either.
+ * Keep the known side's digest, so each check hashes once.
+ */
+export function matches(presented: string, known: Buffer): boolean {
+  return timingSafeEqual(digest(presented), known);
+}
+
 /** Constant-time comparison of two strings of any length. */
 export function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer')) && a.length === b.length;
+  return matches(a, digest(b)) && a.length === b.length;
 }
