@@ -12,12 +12,23 @@ export async function api(base: string, key: string, method: string, p: string, 
   return out;
 }
 
-/** The realistic configuration: 3 metrics, XP and energy, 10 achievements, a daily streak, 3 boards. */
+/**
+ * The realistic configuration: 3 metrics, XP and energy, 10 achievements, a
+ * daily streak, 3 boards. BENCH_CONFIG=minimal seeds the durable baseline's
+ * work instead: the 3 metrics, each with a perpetual board of its own, so an
+ * event adds to one total and moves one board (what Laurel's own machinery
+ * costs, apart from the features).
+ */
 export async function seedConfig(base: string, key: string): Promise<void> {
   const m = (await api(base, key, 'POST', '/admin/v1/metrics', [
     { name: 'Lessons', key: 'lessons' }, { name: 'Words', key: 'words' }, { name: 'Minutes', key: 'minutes' },
   ])).created as { id: string; key: string }[];
   const id = (k: string) => m.find((x) => x.key === k)!.id;
+  if (process.env.BENCH_CONFIG === 'minimal') {
+    await api(base, key, 'POST', '/admin/v1/leaderboards', m.map((x) => (
+      { key: x.key === 'lessons' ? 'all-time' : `all-time-${x.key}`, name: `All time ${x.key}`, rankBy: 'metric', metricId: x.id, start: '2020-01-01', status: 'active' })));
+    return;
+  }
   const xp = (await api(base, key, 'POST', '/admin/v1/points', [{
     name: 'XP', key: 'xp',
     levels: [{ name: 'Bronze', key: 'bronze', points: 0 }, { name: 'Silver', key: 'silver', points: 100 }, { name: 'Gold', key: 'gold', points: 1000 }],
