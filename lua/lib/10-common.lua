@@ -1,13 +1,33 @@
 -- Shared helpers of the Functions library (loaded by src/engine/library.ts).
 -- User hash field names: src/domain/user-hash.ts is their one TypeScript home.
 
+-- An integer as text ('%d'). Every printf from Lua costs as much as a few
+-- dozen table lookups, and the same small numbers (period indexes, lengths,
+-- counts) come back call after call, so their text is kept between calls;
+-- the cache is dropped whole when it grows large.
+local INTS, INTS_N = {}, 0
+local function istr(n)
+  local s = INTS[n]
+  if s == nil then
+    if INTS_N >= 4096 then INTS, INTS_N = {}, 0 end
+    s = string.format('%d', n)
+    INTS[n] = s
+    INTS_N = INTS_N + 1
+  end
+  return s
+end
+
 -- Totals are decimals: round to 15 significant digits so 0.1 + 0.2 reads 0.3.
 -- (A double carries 15.9 digits; the noise lives past the 15th.)
--- Integers (most totals) take the integer printf, far cheaper than the float one.
+-- Integers (most totals) take the integer text, far cheaper than the float printf.
 local function fmt_total(x)
-  if x == 0 then return '0' end
-  if x == math.floor(x) and x < 1e15 and x > -1e15 then return string.format('%d', x) end
+  if x == math.floor(x) and x < 1e15 and x > -1e15 then return istr(x) end
   return string.format('%.15g', x)
+end
+-- The number fmt_total's text reads back as (integers are their own).
+local function round_total(x)
+  if x == math.floor(x) and x < 1e15 and x > -1e15 then return x end
+  return tonumber(string.format('%.15g', x))
 end
 
 -- A field or key part like 'h5': built once per (prefix, number) and kept
