@@ -209,7 +209,7 @@ local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
   local created = not uget(user_key, 'c')
   if created then
     uset(user_key, 'c', now)
-    redis.call('HINCRBY', stats_key, 'users', 1)
+    redis.call('HINCRBY', stats_key, 'users', '1')
     local ratio = tonumber(redis.call('HGET', cfg_key, 'cr') or '0') or 0
     if ratio > 0 and tonumber(string.sub(redis.sha1hex(user_key), 1, 8), 16) / 4294967296 < ratio then
       uset(user_key, 'cg', '1')

@@ -52,7 +52,7 @@ end
 -- Count the completions; returns them as JSON ('[]' when none).
 local function ach_commit(P, stats)
   if #P.done == 0 then return '[]' end
-  for _, d in ipairs(P.done) do redis.call('HINCRBY', stats, fname('ac', d.k), 1) end
+  for _, d in ipairs(P.done) do redis.call('HINCRBY', stats, fname('ac', d.k), '1') end
   return cjson.encode(P.done)
 end
 

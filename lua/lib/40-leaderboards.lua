@@ -33,7 +33,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
     end
     if (v ~= nil or d ~= nil) and grouped then
       local group = table.concat(parts, '\31') -- GROUP_SEPARATOR (src/domain/leaderboards.ts)
-      local run_key = string.format('%d:%d', b.k, b.r)
+      local run_key = istr(b.k) .. ':' .. istr(b.r)
       local zkey = key_prefix .. run_key .. ':' .. group
       if d ~= nil then
         local f = fname('L', b.k)
@@ -42,7 +42,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         if acc then run, val = string.match(acc, '^(-?%d+):(.+)$') end
         if tonumber(run) ~= b.r then val = '0' end
         v = tonumber(val) + d
-        uset(P.user, f, string.format('%d:', b.r) .. fmt_total(v))
+        uset(P.user, f, istr(b.r) .. ':' .. fmt_total(v))
       end
       local iv = math.max(-LB_MAX, math.min(LB_MAX, math.floor(v + 1e-9)))
       local prev_score = redis.call('ZSCORE', zkey, uid)
@@ -51,7 +51,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
       if prev_val ~= iv and (prev_val ~= nil or iv > 0) then
         -- Only a member has a rank to lose (each call from Lua costs as much as a small command).
         local prev_rank = prev_score and redis.call('ZREVRANK', zkey, uid) or nil
-        local tick = redis.call('HINCRBY', ticks, run_key, 1)
+        local tick = redis.call('HINCRBY', ticks, run_key, '1') -- text: Redis prints a number argument with the float printf
         -- An integer below 2^53: exact as '%d' text, which is also cheaper to make.
         local score = string.format('%d', iv * LB_TIE + (LB_TIE - 1 - (tick % LB_TIE)))
         redis.call('ZADD', zkey, score, uid)
@@ -68,10 +68,13 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
           local low = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
           threshold = math.floor(tonumber(low[2]) / LB_TIE)
         end
-        -- Formatted by hand: cjson prints every number with the float printf.
-        out[#out + 1] = string.format('{"k":%d,"i":"%s","r":%d,"g":%s,"rk":%d,"pr":%d,"pv":%d,"th":%d,"nv":%d,"sc":"%s","ev":%s}',
-          b.k, b.i, b.r, #parts > 0 and cjson.encode(parts) or '[]', rank and rank + 1 or -1, prev_rank and prev_rank + 1 or -1,
-          prev_val or -1, threshold, iv, score, #evicted > 0 and cjson.encode(evicted) or '[]')
+        -- Joined by hand: cjson prints every number with the float printf, and
+        -- string.format runs a printf per field.
+        out[#out + 1] = '{"k":' .. istr(b.k) .. ',"i":"' .. b.i .. '","r":' .. istr(b.r) .. ',"g":'
+          .. (#parts > 0 and cjson.encode(parts) or '[]') .. ',"rk":' .. istr(rank and rank + 1 or -1)
+          .. ',"pr":' .. istr(prev_rank and prev_rank + 1 or -1) .. ',"pv":' .. istr(prev_val or -1)
+          .. ',"th":' .. istr(threshold) .. ',"nv":' .. istr(iv) .. ',"sc":"' .. score .. '","ev":'
+          .. (#evicted > 0 and cjson.encode(evicted) or '[]') .. '}'
       end
     end
   end
