@@ -1,27 +1,29 @@
 -- Shared helpers of the Functions library (loaded by src/engine/library.ts).
 -- User hash field names: src/domain/user-hash.ts is their one TypeScript home.
 
--- An integer as text ('%d'). Every printf from Lua costs as much as a few
+-- Integer texts ('%d'): INT[n]. Every printf from Lua costs as much as a few
 -- dozen table lookups, and the same small numbers (period indexes, lengths,
--- counts) come back call after call, so their text is kept between calls;
--- the cache is dropped whole when it grows large.
-local INTS, INTS_N = {}, 0
-local function istr(n)
-  local s = INTS[n]
-  if s == nil then
-    if INTS_N >= 4096 then INTS, INTS_N = {}, 0 end
-    s = string.format('%d', n)
-    INTS[n] = s
-    INTS_N = INTS_N + 1
+-- counts) come back call after call, so their text is kept between calls and
+-- a hit is a plain table read. The table starts over when it grows large.
+local INT, INT_N
+local INT_MT = {}
+INT_MT.__index = function(t, n)
+  if INT_N >= 4096 then
+    -- (Set up by begin_call: while the library loads, setmetatable is not there.)
+    t = INT
   end
+  local s = string.format('%d', n)
+  t[n] = s
+  INT_N = INT_N + 1
   return s
 end
+-- (Set up by begin_call: while the library loads, setmetatable is not there.)
 
 -- Totals are decimals: round to 15 significant digits so 0.1 + 0.2 reads 0.3.
 -- (A double carries 15.9 digits; the noise lives past the 15th.)
 -- Integers (most totals) take the integer text, far cheaper than the float printf.
 local function fmt_total(x)
-  if x == math.floor(x) and x < 1e15 and x > -1e15 then return istr(x) end
+  if x == math.floor(x) and x < 1e15 and x > -1e15 then return INT[x] end
   return string.format('%.15g', x)
 end
 -- The number fmt_total's text reads back as (integers are their own).
@@ -42,7 +44,7 @@ local function fname(prefix, n)
   end
   local s = t[n]
   if s == nil then
-    s = prefix .. string.format('%d', n)
+    s = prefix .. INT[n]
     t[n] = s
   end
   return s
@@ -62,6 +64,7 @@ local LAST_CHANGE = nil
 -- The scripts run as one Redis Functions library whose locals outlive a
 -- call: each function starts by clearing the per-call state.
 local function begin_call()
+  if INT == nil then INT, INT_N = setmetatable({}, INT_MT), 0 end
   UKEY, U = nil, nil
   CHANGED, CHANGED_N = {}, 0
   LAST_CHANGE = nil

@@ -35,7 +35,7 @@ end
 -- so both avoid the costly library calls: one match for the whole record (a
 -- gmatch per field costs several times more), '+ 0' for its numbers (they
 -- are ours; tonumber would parse each text twice), and the record is joined
--- from integer texts mostly cached (istr) instead of a printf per field.
+-- from integer texts mostly cached (INT) instead of a printf per field.
 -- `ext` stays text: it is only ever copied (from `now` when extended).
 local function stk_load(user, f)
   local raw = uget(user, 'S' .. f)
@@ -57,8 +57,8 @@ local function stk_save(user, f, st)
   for k, v in pairs(st.sums) do
     sums = (sums == '' and '' or sums .. ';') .. k .. '=' .. fmt_total(v)
   end
-  local packed = istr(st.cur) .. '|' .. istr(st.len) .. '|' .. istr(st.started) .. '|' .. istr(st.lp) .. '|'
-    .. istr(st.settled) .. '|' .. st.ext .. '|' .. istr(st.lost) .. '|' .. sums .. '|' .. istr(st.ls)
+  local packed = INT[st.cur] .. '|' .. INT[st.len] .. '|' .. INT[st.started] .. '|' .. INT[st.lp] .. '|'
+    .. INT[st.settled] .. '|' .. st.ext .. '|' .. INT[st.lost] .. '|' .. sums .. '|' .. INT[st.ls]
   -- Most events change nothing here (another metric, already extended): skip the write.
   if packed ~= st.raw then
     uset(user, 'S' .. f, packed)
@@ -243,6 +243,6 @@ end
 
 -- What the server needs to answer: the active frequency's state.
 local function stk_reply(S, st, extended)
-  return '{"len":' .. istr(st.len) .. ',"started":' .. istr(st.started) .. ',"lp":' .. istr(st.lp) .. ',"ext":' .. st.ext
-    .. ',"lost":' .. istr(st.lost) .. ',"x":' .. (extended and '1' or '0') .. ',"fz":' .. istr(S.fz) .. '}'
+  return '{"len":' .. INT[st.len] .. ',"started":' .. INT[st.started] .. ',"lp":' .. INT[st.lp] .. ',"ext":' .. st.ext
+    .. ',"lost":' .. INT[st.lost] .. ',"x":' .. (extended and '1' or '0') .. ',"fz":' .. INT[S.fz] .. '}'
 end

@@ -33,7 +33,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
     end
     if (v ~= nil or d ~= nil) and grouped then
       local group = table.concat(parts, '\31') -- GROUP_SEPARATOR (src/domain/leaderboards.ts)
-      local run_key = istr(b.k) .. ':' .. istr(b.r)
+      local run_key = INT[b.k] .. ':' .. INT[b.r]
       local zkey = key_prefix .. run_key .. ':' .. group
       if d ~= nil then
         local f = fname('L', b.k)
@@ -42,7 +42,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         if acc then run, val = string.match(acc, '^(-?%d+):(.+)$') end
         if tonumber(run) ~= b.r then val = '0' end
         v = tonumber(val) + d
-        uset(P.user, f, istr(b.r) .. ':' .. fmt_total(v))
+        uset(P.user, f, INT[b.r] .. ':' .. fmt_total(v))
       end
       local iv = math.max(-LB_MAX, math.min(LB_MAX, math.floor(v + 1e-9)))
       local prev_score = redis.call('ZSCORE', zkey, uid)
@@ -70,10 +70,10 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         end
         -- Joined by hand: cjson prints every number with the float printf, and
         -- string.format runs a printf per field.
-        out[#out + 1] = '{"k":' .. istr(b.k) .. ',"i":"' .. b.i .. '","r":' .. istr(b.r) .. ',"g":'
-          .. (#parts > 0 and cjson.encode(parts) or '[]') .. ',"rk":' .. istr(rank and rank + 1 or -1)
-          .. ',"pr":' .. istr(prev_rank and prev_rank + 1 or -1) .. ',"pv":' .. istr(prev_val or -1)
-          .. ',"th":' .. istr(threshold) .. ',"nv":' .. istr(iv) .. ',"sc":"' .. score .. '","ev":'
+        out[#out + 1] = '{"k":' .. INT[b.k] .. ',"i":"' .. b.i .. '","r":' .. INT[b.r] .. ',"g":'
+          .. (#parts > 0 and cjson.encode(parts) or '[]') .. ',"rk":' .. INT[rank and rank + 1 or -1]
+          .. ',"pr":' .. INT[prev_rank and prev_rank + 1 or -1] .. ',"pv":' .. INT[prev_val or -1]
+          .. ',"th":' .. INT[threshold] .. ',"nv":' .. INT[iv] .. ',"sc":"' .. score .. '","ev":'
           .. (#evicted > 0 and cjson.encode(evicted) or '[]') .. '}'
       end
     end
