@@ -91,9 +91,13 @@ local function user_view(user_key)
   end
   return U
 end
--- One field, false when unset (as HGET answers).
+-- One field, false when unset (as HGET answers). uget and uset are called
+-- dozens of times per event: they call user_view only when the hash is not
+-- loaded yet.
 local function uget(user_key, field)
-  return user_view(user_key)[field] or false
+  local u = U
+  if UKEY ~= user_key then u = user_view(user_key) end
+  return u[field] or false
 end
 
 -- Write what the call changed: one HSET, one HDEL at most.
@@ -181,7 +185,9 @@ local function program_ref(cfg_key, ver, ref, text)
 end
 local function uset(user_key, field, value)
   if type(value) == 'number' then value = fmt_total(value) end
-  user_view(user_key)[field] = value
+  local u = U
+  if UKEY ~= user_key then u = user_view(user_key) end
+  u[field] = value
   if CHANGED[field] == nil then CHANGED_N = CHANGED_N + 1 end
   CHANGED[field] = value
 end

@@ -107,7 +107,9 @@ local function stk_earn(S, day)
 end
 
 local function stk_paused(S, d0, d1)
-  for _, p in ipairs(S.pauses) do
+  local pauses = S.pauses
+  for i = 1, #pauses do
+    local p = pauses[i]
     if p[1] <= d1 and p[2] >= d0 then return true end
   end
   return false
@@ -176,7 +178,8 @@ end
 local STK_FREQS = { 'd', 'w', 'm' }
 local function stk_run(S, idx, slot, value)
   local active, extended = nil, false
-  for _, f in ipairs(STK_FREQS) do
+  for i = 1, #STK_FREQS do
+    local f = STK_FREQS[i]
     local st = stk_load(S.user, f)
     local n = idx[f]
     if f == S.sk.act then S.hsince = math.max(st.lp, st.settled) + 1 end
@@ -202,7 +205,9 @@ local function stk_history_field(f) return 'H' .. f end
 local function stk_history(S)
   local f = S.sk.act
   local byp, n = {}, 0
-  for _, r in ipairs(S.rec) do
+  local recs = S.rec
+  for i = 1, #recs do
+    local r = recs[i]
     if r.f == f then
       byp[r.p] = string.format('%d,%d,%d,%d', r.p, r.l, r.fr, r.pa)
       n = n + 1

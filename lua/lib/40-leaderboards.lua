@@ -11,7 +11,8 @@ local LB_MAX = 2147483647
 -- bd breakdown attribute keys). keys: prefix of board keys, tick hash.
 local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, total, streak_len)
   local out = {}
-  for _, b in ipairs(boards) do
+  for i = 1, #boards do
+    local b = boards[i]
     local v, d = nil, nil
     if b.rb == 'm' and b.ms == metric_slot then
       if b.rep == 1 then d = delta else v = total end
@@ -25,7 +26,9 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
     end
     local parts, grouped = {}, true
     if v ~= nil or d ~= nil then
-      for _, k in ipairs(b.bd) do
+      local bd = b.bd
+      for i = 1, #bd do
+        local k = bd[i]
         local av = pts_user_attr(P, k)
         if not av then grouped = false break end
         parts[#parts + 1] = av
