@@ -46,7 +46,7 @@ local prev = tonumber(uget(user, total_field) or '0')
 local nslot, nvalue = tonumber(slot), tonumber(value)
 local ntotal = round_total(prev + nvalue)
 local total = fmt_total(ntotal)
-local P = pts_new(user, patch, ARGV[17] ~= '' and cjson.decode(ARGV[17]) or {}, ARGV[11], prog, decode_once(ARGV[10]))
+local P = pts_new(user, patch, ARGV[17] ~= '' and cjson.decode(ARGV[17]) or EMPTY, ARGV[11], prog, decode_once(ARGV[10]))
 local is_new = not uget(user, 'c')
 if (is_new and not pts_created(P)) or not pts_metric(P, prev, ntotal) then
   return {'BLOCKED', tostring(P.blocked)}

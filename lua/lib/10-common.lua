@@ -22,13 +22,14 @@ end
 -- Totals are decimals: round to 15 significant digits so 0.1 + 0.2 reads 0.3.
 -- (A double carries 15.9 digits; the noise lives past the 15th.)
 -- Integers (most totals) take the integer text, far cheaper than the float printf.
+-- (x % 1 == 0: an integer, without calling math.floor.)
 local function fmt_total(x)
-  if x == math.floor(x) and x < 1e15 and x > -1e15 then return INT[x] end
+  if x % 1 == 0 and x < 1e15 and x > -1e15 then return INT[x] end
   return string.format('%.15g', x)
 end
 -- The number fmt_total's text reads back as (integers are their own).
 local function round_total(x)
-  if x == math.floor(x) and x < 1e15 and x > -1e15 then return x end
+  if x % 1 == 0 and x < 1e15 and x > -1e15 then return x end
   return tonumber(string.format('%.15g', x))
 end
 
@@ -103,21 +104,20 @@ end
 -- Write what the call changed: one HSET, one HDEL at most.
 local function end_call()
   if CHANGED_N == 0 and not LAST_CHANGE then return end
-  local set, del = {}, {}
+  local set, n, del = {}, 0, nil
   if LAST_CHANGE and UKEY then
-    set[1] = 'lc'
-    set[2] = LAST_CHANGE
+    set[1], set[2], n = 'lc', LAST_CHANGE, 2
   end
   for f, v in pairs(CHANGED) do
     if v then
-      set[#set + 1] = f
-      set[#set + 1] = v
+      set[n + 1], set[n + 2], n = f, v, n + 2
     else
+      del = del or {}
       del[#del + 1] = f
     end
   end
-  if #set > 0 then redis.call('HSET', UKEY, unpack(set)) end
-  if #del > 0 then redis.call('HDEL', UKEY, unpack(del)) end
+  if n > 0 then redis.call('HSET', UKEY, unpack(set, 1, n)) end
+  if del then redis.call('HDEL', UKEY, unpack(del)) end
 end
 
 -- Stream ids ('<ms>-<seq>') in order.
@@ -141,6 +141,10 @@ end
 local function unflushed(user_key, stream)
   return unflushed_since(LAST_CHANGE or uget(user_key, 'lc'), stream)
 end
+
+-- An empty table that is only ever read (a default), never written: one
+-- table for all, instead of a new one per use.
+local EMPTY = {}
 
 -- JSON that repeats from call to call (programs, the compiled config of
 -- src/domain/points.ts; board lists; profile patches) is decoded once per

@@ -6,7 +6,7 @@
 -- the event's attributes, the user's local date, the program (see
 -- src/domain/points.ts buildProgram) and the user's own boosts.
 local function pts_new(user_key, patch, event_attrs, date, prog, user_boosts)
-  return { user = user_key, patch = patch, ea = event_attrs or {}, date = date, prog = prog,
+  return { user = user_key, patch = patch, ea = event_attrs or EMPTY, date = date, prog = prog,
     ub = user_boosts, sys = {}, order = {}, writes = {}, done = {}, blocked = nil }
 end
 
@@ -51,7 +51,8 @@ end
 -- more than one would).
 local function pts_boost(P, s)
   local m, ids, rounding = 1, {}, nil
-  local function consider(list)
+  for l = 1, 2 do
+    local list = l == 1 and P.prog.bo or P.ub
     for i = 1, #list do
       local b = list[i]
       if b.s == s and b.st <= P.date and (b.en == '' or P.date <= b.en) and pts_filters_ok(P, b.ua, false) then
@@ -61,8 +62,6 @@ local function pts_boost(P, s)
       end
     end
   end
-  consider(P.prog.bo)
-  consider(P.ub)
   return m, ids, rounding or 'down'
 end
 
@@ -70,7 +69,7 @@ end
 -- below zero and the trigger blocks that.
 local function pts_grant(P, t, amount)
   local st = pts_state(P, t.s)
-  local boosts = {}
+  local boosts = EMPTY -- encoded as {} in the change record, as before
   if amount > 0 then
     local m, ids, rounding = pts_boost(P, t.s)
     if m ~= 1 then

@@ -10,7 +10,7 @@ end
 local function ach_complete(P, a, now)
   P.writes[fname('a', a.k)] = now
   P.done[#P.done + 1] = { i = a.i, k = a.k }
-  local apt = P.prog.apt[fname('', a.k)] or {}
+  local apt = P.prog.apt[fname('', a.k)] or EMPTY
   for i = 1, #apt do
     local t = apt[i]
     if pts_filters_ok(P, t.ua, false) then pts_grant(P, t, t.p) end

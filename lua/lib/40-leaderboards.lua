@@ -24,9 +24,10 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
     elseif b.rb == 's' and streak_len ~= nil then
       v = streak_len
     end
-    local parts, grouped = {}, true
-    if v ~= nil or d ~= nil then
+    local parts, grouped = EMPTY, true
+    if (v ~= nil or d ~= nil) and #b.bd > 0 then
       local bd = b.bd
+      parts = {}
       for i = 1, #bd do
         local k = bd[i]
         local av = pts_user_attr(P, k)
@@ -35,7 +36,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
       end
     end
     if (v ~= nil or d ~= nil) and grouped then
-      local group = table.concat(parts, '\31') -- GROUP_SEPARATOR (src/domain/leaderboards.ts)
+      local group = #parts > 0 and table.concat(parts, '\31') or '' -- GROUP_SEPARATOR (src/domain/leaderboards.ts)
       local run_key = INT[b.k] .. ':' .. INT[b.r]
       local zkey = key_prefix .. run_key .. ':' .. group
       if d ~= nil then
@@ -59,8 +60,9 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         local score = string.format('%d', iv * LB_TIE + (LB_TIE - 1 - (tick % LB_TIE)))
         redis.call('ZADD', zkey, score, uid)
         local n = redis.call('ZCARD', zkey)
-        local evicted = {}
+        local evicted = EMPTY
         if n > b.mx then
+          evicted = {}
           local popped = redis.call('ZPOPMIN', zkey, n - b.mx)
           for j = 1, #popped, 2 do evicted[#evicted + 1] = popped[j] end
           n = b.mx
