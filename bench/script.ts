@@ -35,6 +35,7 @@ async function main(): Promise<void> {
   const valgrind = callgrind ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${callgrind}`] : [];
   const [cmd, ...args] = [...valgrind, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
   const redisProc = spawn(cmd!, args, { stdio: 'ignore' });
+  let monitor: ReturnType<typeof spawn> | undefined;
   const redisUrl = `redis://127.0.0.1:${port}`;
   const redis = new Redis(redisUrl, { retryStrategy: () => 50 });
   redis.on('error', () => undefined);
@@ -45,6 +46,12 @@ async function main(): Promise<void> {
   });
   try {
     for (let i = 0; (await redis.ping().catch(() => null)) !== 'PONG'; i++) if (i > 300) throw new Error('redis did not start');
+    // BENCH_MONITOR=file: every command Redis runs, for bench/lua-replay.lua (seeding included: the replay needs it).
+    const monitorFile = process.env.BENCH_MONITOR;
+    if (monitorFile) {
+      monitor = spawn('sh', ['-c', `exec redis-cli -p ${port} MONITOR > "${monitorFile}"`], { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, 300));
+    }
     // No background role: nothing flushes until the drain below.
     const app = await startApp(config, systemClock, createLogger(config.logLevel), { http: true, background: false });
     const base = `http://127.0.0.1:${app.port}`;
@@ -128,6 +135,7 @@ async function main(): Promise<void> {
     await app.close();
   } finally {
     redis.disconnect();
+    monitor?.kill('SIGTERM');
     redisProc.kill('SIGTERM');
     const db = new Client({ connectionString: config.databaseUrl });
     await db.connect();

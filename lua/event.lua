@@ -43,10 +43,12 @@ if effective ~= zone then return {'TZ', effective} end
 
 -- Evaluate everything first; write only if nothing blocks.
 local prev = tonumber(uget(user, total_field) or '0')
-local total = fmt_total(prev + tonumber(value))
-local P = pts_new(user, patch, ARGV[17] ~= '' and cjson.decode(ARGV[17]) or {}, ARGV[11], prog, decode_once(ARGV[10]))
+local nslot, nvalue = tonumber(slot), tonumber(value)
+local ntotal = round_total(prev + nvalue)
+local total = fmt_total(ntotal)
+local P = pts_new(user, patch, ARGV[17] ~= '' and cjson.decode(ARGV[17]) or EMPTY, ARGV[11], prog, decode_once(ARGV[10]))
 local is_new = not uget(user, 'c')
-if (is_new and not pts_created(P)) or not pts_metric(P, prev, tonumber(total)) then
+if (is_new and not pts_created(P)) or not pts_metric(P, prev, ntotal) then
   return {'BLOCKED', tostring(P.blocked)}
 end
 -- Nothing can block from here on; streak state is written as it is settled.
@@ -54,15 +56,15 @@ local streak, S, streak_len, streak_done = '', nil, nil, false
 if ARGV[12] ~= '' then
   local d, w, m = string.match(ARGV[12], '^(-?%d+),(-?%d+),(-?%d+),')
   local idx = { d = tonumber(d), w = tonumber(w), m = tonumber(m) }
-  S = stk_new(user, P.prog.sk, now, tonumber(d))
-  local st, extended = stk_run(S, idx, tonumber(slot), tonumber(value))
+  S = stk_new(user, P.prog.sk, now, idx.d)
+  local st, extended = stk_run(S, idx, nslot, nvalue)
   -- Extended in the current period: the next reminder is the next period's.
   streak_done = st ~= nil and st.lp >= (idx[S.sk.act] or 0)
   streak = stk_reply(S, st, extended)
   streak_len = st.len
   stk_consequences(P, st.len, extended, now)
 end
-ach_metric(P, tonumber(total), now)
+ach_metric(P, ntotal, now)
 
 local created, changed = apply_user_patch(user, stats, patch, now, cfg)
 if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, ARGV[16]) end
@@ -72,18 +74,20 @@ uset(user, total_field, total)
 -- be due). Control-group users get no email-due webhooks: never scheduled.
 if ARGV[19] ~= '' and uget(user, 'cg') ~= '1' then
   local base, r0, r1 = string.match(ARGV[19], '^([^,]*),([^,]*),([^,]*)$')
-  local score = tonumber(base)
+  -- The score goes to ZADD as the text it came as: Redis would print a number with the float printf.
+  local score, score_text = tonumber(base), base
   if streak_len and streak_len > 0 and r0 ~= '' then
-    local r = tonumber(streak_done and r1 or r0)
-    if score == nil or r < score then score = r end
+    local r_text = streak_done and r1 or r0
+    local r = tonumber(r_text)
+    if score == nil or r < score then score, score_text = r, r_text end
   end
   if uget(user, 'ld') ~= ARGV[11] then uset(user, 'ld', ARGV[11]) end
-  if score then redis.call('ZADD', KEYS[8], score, ARGV[16]) end
+  if score then redis.call('ZADD', KEYS[8], score_text, ARGV[16]) end
 end
 local points = pts_commit(P)
 local done = ach_commit(P, stats)
 local periods = S and stk_commit(S) or '[]'
-local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], tonumber(slot), tonumber(value), tonumber(total), streak_len)
+local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], nslot, nvalue, ntotal, streak_len)
 if member ~= '' then redis.call('SADD', idem, member) end
 append_change(stream, 'k', 'ev', 'e', ARGV[8], 't', total,
   'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards, 'uf', changed_json())

@@ -1,13 +1,36 @@
 -- Shared helpers of the Functions library (loaded by src/engine/library.ts).
 -- User hash field names: src/domain/user-hash.ts is their one TypeScript home.
 
+-- Integer texts ('%d'): INT[n]. Every printf from Lua costs as much as a few
+-- dozen table lookups, and the same small numbers (period indexes, lengths,
+-- counts) come back call after call, so their text is kept between calls and
+-- a hit is a plain table read. The table starts over when it grows large.
+local INT, INT_N
+local INT_MT = {}
+INT_MT.__index = function(t, n)
+  if INT_N >= 4096 then
+    -- (Set up by begin_call: while the library loads, setmetatable is not there.)
+    t = INT
+  end
+  local s = string.format('%d', n)
+  t[n] = s
+  INT_N = INT_N + 1
+  return s
+end
+-- (Set up by begin_call: while the library loads, setmetatable is not there.)
+
 -- Totals are decimals: round to 15 significant digits so 0.1 + 0.2 reads 0.3.
 -- (A double carries 15.9 digits; the noise lives past the 15th.)
--- Integers (most totals) take the integer printf, far cheaper than the float one.
+-- Integers (most totals) take the integer text, far cheaper than the float printf.
+-- (x % 1 == 0: an integer, without calling math.floor.)
 local function fmt_total(x)
-  if x == 0 then return '0' end
-  if x == math.floor(x) and x < 1e15 and x > -1e15 then return string.format('%d', x) end
+  if x % 1 == 0 and x < 1e15 and x > -1e15 then return INT[x] end
   return string.format('%.15g', x)
+end
+-- The number fmt_total's text reads back as (integers are their own).
+local function round_total(x)
+  if x % 1 == 0 and x < 1e15 and x > -1e15 then return x end
+  return tonumber(string.format('%.15g', x))
 end
 
 -- A field or key part like 'h5': built once per (prefix, number) and kept
@@ -22,7 +45,7 @@ local function fname(prefix, n)
   end
   local s = t[n]
   if s == nil then
-    s = prefix .. string.format('%d', n)
+    s = prefix .. INT[n]
     t[n] = s
   end
   return s
@@ -42,6 +65,7 @@ local LAST_CHANGE = nil
 -- The scripts run as one Redis Functions library whose locals outlive a
 -- call: each function starts by clearing the per-call state.
 local function begin_call()
+  if INT == nil then INT, INT_N = setmetatable({}, INT_MT), 0 end
   UKEY, U = nil, nil
   CHANGED, CHANGED_N = {}, 0
   LAST_CHANGE = nil
@@ -68,29 +92,32 @@ local function user_view(user_key)
   end
   return U
 end
--- One field, false when unset (as HGET answers).
+-- One field, false when unset (as HGET answers). uget and uset are called
+-- dozens of times per event: they call user_view only when the hash is not
+-- loaded yet.
 local function uget(user_key, field)
-  return user_view(user_key)[field] or false
+  local u = U
+  if UKEY ~= user_key then u = user_view(user_key) end
+  return u[field] or false
 end
 
 -- Write what the call changed: one HSET, one HDEL at most.
 local function end_call()
   if CHANGED_N == 0 and not LAST_CHANGE then return end
-  local set, del = {}, {}
+  local set, n, del = {}, 0, nil
   if LAST_CHANGE and UKEY then
-    set[1] = 'lc'
-    set[2] = LAST_CHANGE
+    set[1], set[2], n = 'lc', LAST_CHANGE, 2
   end
   for f, v in pairs(CHANGED) do
     if v then
-      set[#set + 1] = f
-      set[#set + 1] = v
+      set[n + 1], set[n + 2], n = f, v, n + 2
     else
+      del = del or {}
       del[#del + 1] = f
     end
   end
-  if #set > 0 then redis.call('HSET', UKEY, unpack(set)) end
-  if #del > 0 then redis.call('HDEL', UKEY, unpack(del)) end
+  if n > 0 then redis.call('HSET', UKEY, unpack(set, 1, n)) end
+  if del then redis.call('HDEL', UKEY, unpack(del)) end
 end
 
 -- Stream ids ('<ms>-<seq>') in order.
@@ -114,6 +141,10 @@ end
 local function unflushed(user_key, stream)
   return unflushed_since(LAST_CHANGE or uget(user_key, 'lc'), stream)
 end
+
+-- An empty table that is only ever read (a default), never written: one
+-- table for all, instead of a new one per use.
+local EMPTY = {}
 
 -- JSON that repeats from call to call (programs, the compiled config of
 -- src/domain/points.ts; board lists; profile patches) is decoded once per
@@ -158,7 +189,9 @@ local function program_ref(cfg_key, ver, ref, text)
 end
 local function uset(user_key, field, value)
   if type(value) == 'number' then value = fmt_total(value) end
-  user_view(user_key)[field] = value
+  local u = U
+  if UKEY ~= user_key then u = user_view(user_key) end
+  u[field] = value
   if CHANGED[field] == nil then CHANGED_N = CHANGED_N + 1 end
   CHANGED[field] = value
 end
@@ -189,7 +222,7 @@ local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
   local created = not uget(user_key, 'c')
   if created then
     uset(user_key, 'c', now)
-    redis.call('HINCRBY', stats_key, 'users', 1)
+    redis.call('HINCRBY', stats_key, 'users', '1')
     local ratio = tonumber(redis.call('HGET', cfg_key, 'cr') or '0') or 0
     if ratio > 0 and tonumber(string.sub(redis.sha1hex(user_key), 1, 8), 16) / 4294967296 < ratio then
       uset(user_key, 'cg', '1')

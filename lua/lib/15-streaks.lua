@@ -31,29 +31,34 @@ local function stk_days(f, idx, wo)
   return s, stk_days_from_civil(y, m + 1, 1) - 1
 end
 
+-- The packed state is read and written on every event for each frequency,
+-- so both avoid the costly library calls: one match for the whole record (a
+-- gmatch per field costs several times more), '+ 0' for its numbers (they
+-- are ours; tonumber would parse each text twice), and the record is joined
+-- from integer texts mostly cached (INT) instead of a printf per field.
+-- `ext` stays text: it is only ever copied (from `now` when extended).
 local function stk_load(user, f)
-  local st = { cur = -1, len = 0, started = -1, lp = -1, settled = -1, ext = 0, lost = 0, sums = {}, ls = -1 }
   local raw = uget(user, 'S' .. f)
-  st.raw = raw
-  if raw then
-    -- One match for the whole record (a gmatch per field costs several times more).
-    local cur, len, started, lp, settled, ext, lost, sums, ls =
-      string.match(raw, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|?([^|]*)$')
-    st.cur, st.len, st.started, st.lp = tonumber(cur), tonumber(len), tonumber(started), tonumber(lp)
-    st.settled, st.ext, st.lost = tonumber(settled), tonumber(ext), tonumber(lost)
-    if sums ~= '' then
-      for k, v in string.gmatch(sums, '(%d+)=([^;]+)') do st.sums[k] = tonumber(v) end
-    end
-    st.ls = tonumber(ls ~= '' and ls or '-1')
+  if not raw then
+    return { cur = -1, len = 0, started = -1, lp = -1, settled = -1, ext = '0', lost = 0, sums = {}, ls = -1, raw = false }
+  end
+  local cur, len, started, lp, settled, ext, lost, sums, ls =
+    string.match(raw, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|?([^|]*)$')
+  local st = { cur = cur + 0, len = len + 0, started = started + 0, lp = lp + 0, settled = settled + 0, ext = ext,
+    lost = lost + 0, sums = {}, ls = ls ~= '' and ls + 0 or -1, raw = raw }
+  if sums ~= '' then
+    for k, v in string.gmatch(sums, '(%d+)=([^;]+)') do st.sums[k] = v + 0 end
   end
   return st
 end
 
 local function stk_save(user, f, st)
-  local sums = {}
-  for k, v in pairs(st.sums) do sums[#sums + 1] = k .. '=' .. fmt_total(v) end
-  local packed = string.format('%d|%d|%d|%d|%d|%d|%d|%s|%d', st.cur, st.len, st.started, st.lp, st.settled,
-    st.ext, st.lost, table.concat(sums, ';'), st.ls)
+  local sums = ''
+  for k, v in pairs(st.sums) do
+    sums = (sums == '' and '' or sums .. ';') .. k .. '=' .. fmt_total(v)
+  end
+  local packed = INT[st.cur] .. '|' .. INT[st.len] .. '|' .. INT[st.started] .. '|' .. INT[st.lp] .. '|'
+    .. INT[st.settled] .. '|' .. st.ext .. '|' .. INT[st.lost] .. '|' .. sums .. '|' .. INT[st.ls]
   -- Most events change nothing here (another metric, already extended): skip the write.
   if packed ~= st.raw then
     uset(user, 'S' .. f, packed)
@@ -80,7 +85,7 @@ end
 local function stk_new(user, sk, now, today)
   local v = user_view(user)
   local S = { user = user, sk = stk_rule(v, sk), now = tonumber(now), today = today, rec = {}, changed = false }
-  S.fz, S.fa, S.fe = tonumber(v.fz or '0'), tonumber(v.fa or '-1'), tonumber(v.fe or '0')
+  S.fz, S.fa, S.fe = (v.fz or 0) + 0, (v.fa or -1) + 0, (v.fe or 0) + 0
   S.pauses = v.pz and cjson.decode(v.pz) or {}
   if S.fa < 0 then
     -- First streak evaluation for this user: initial freezes, earning starts today.
@@ -102,7 +107,9 @@ local function stk_earn(S, day)
 end
 
 local function stk_paused(S, d0, d1)
-  for _, p in ipairs(S.pauses) do
+  local pauses = S.pauses
+  for i = 1, #pauses do
+    local p = pauses[i]
     if p[1] <= d1 and p[2] >= d0 then return true end
   end
   return false
@@ -150,7 +157,7 @@ local function stk_event(S, f, st, n, slot, value)
   if st.cur ~= n then st.cur, st.sums = n, {} end
   local key = fname('', slot)
   if S.sk.th[key] == nil then return false end
-  st.sums[key] = tonumber(fmt_total((st.sums[key] or 0) + value))
+  st.sums[key] = round_total((st.sums[key] or 0) + value)
   if st.lp >= n then return false end
   local all = S.sk.mode == 'all'
   local met = all
@@ -160,16 +167,19 @@ local function stk_event(S, f, st, n, slot, value)
   end
   if not met then return false end
   if st.len == 0 then st.started = n end
-  st.len, st.lp, st.settled, st.ext = st.len + 1, n, n, S.now
+  if not S.now_text then S.now_text = string.format('%d', S.now) end
+  st.len, st.lp, st.settled, st.ext = st.len + 1, n, n, S.now_text
   stk_record(S, f, n, st.len, false, false)
   return true
 end
 
 -- Settle (and, for an event, count) every frequency. `idx` holds the current
 -- period of each. Returns the active frequency's state and whether it extended.
+local STK_FREQS = { 'd', 'w', 'm' }
 local function stk_run(S, idx, slot, value)
   local active, extended = nil, false
-  for _, f in ipairs({ 'd', 'w', 'm' }) do
+  for i = 1, #STK_FREQS do
+    local f = STK_FREQS[i]
     local st = stk_load(S.user, f)
     local n = idx[f]
     if f == S.sk.act then S.hsince = math.max(st.lp, st.settled) + 1 end
@@ -195,7 +205,9 @@ local function stk_history_field(f) return 'H' .. f end
 local function stk_history(S)
   local f = S.sk.act
   local byp, n = {}, 0
-  for _, r in ipairs(S.rec) do
+  local recs = S.rec
+  for i = 1, #recs do
+    local r = recs[i]
     if r.f == f then
       byp[r.p] = string.format('%d,%d,%d,%d', r.p, r.l, r.fr, r.pa)
       n = n + 1
@@ -236,6 +248,6 @@ end
 
 -- What the server needs to answer: the active frequency's state.
 local function stk_reply(S, st, extended)
-  return string.format('{"len":%d,"started":%d,"lp":%d,"ext":%d,"lost":%d,"x":%d,"fz":%d}',
-    st.len, st.started, st.lp, st.ext, st.lost, extended and 1 or 0, S.fz)
+  return '{"len":' .. INT[st.len] .. ',"started":' .. INT[st.started] .. ',"lp":' .. INT[st.lp] .. ',"ext":' .. st.ext
+    .. ',"lost":' .. INT[st.lost] .. ',"x":' .. (extended and '1' or '0') .. ',"fz":' .. INT[S.fz] .. '}'
 end

@@ -6,7 +6,7 @@
 -- the event's attributes, the user's local date, the program (see
 -- src/domain/points.ts buildProgram) and the user's own boosts.
 local function pts_new(user_key, patch, event_attrs, date, prog, user_boosts)
-  return { user = user_key, patch = patch, ea = event_attrs or {}, date = date, prog = prog,
+  return { user = user_key, patch = patch, ea = event_attrs or EMPTY, date = date, prog = prog,
     ub = user_boosts, sys = {}, order = {}, writes = {}, done = {}, blocked = nil }
 end
 
@@ -18,7 +18,8 @@ local function pts_user_attr(P, k)
 end
 
 local function pts_filters_ok(P, filters, from_event)
-  for _, f in ipairs(filters) do
+  for i = 1, #filters do
+    local f = filters[i]
     local v
     if from_event then v = P.ea[f[1]] else v = pts_user_attr(P, f[1]) end
     if v ~= f[2] then return false end
@@ -50,8 +51,10 @@ end
 -- more than one would).
 local function pts_boost(P, s)
   local m, ids, rounding = 1, {}, nil
-  local function consider(list)
-    for _, b in ipairs(list) do
+  for l = 1, 2 do
+    local list = l == 1 and P.prog.bo or P.ub
+    for i = 1, #list do
+      local b = list[i]
       if b.s == s and b.st <= P.date and (b.en == '' or P.date <= b.en) and pts_filters_ok(P, b.ua, false) then
         m = m * b.m
         ids[#ids + 1] = b.i
@@ -59,8 +62,6 @@ local function pts_boost(P, s)
       end
     end
   end
-  consider(P.prog.bo)
-  consider(P.ub)
   return m, ids, rounding or 'down'
 end
 
@@ -68,7 +69,7 @@ end
 -- below zero and the trigger blocks that.
 local function pts_grant(P, t, amount)
   local st = pts_state(P, t.s)
-  local boosts = {}
+  local boosts = EMPTY -- encoded as {} in the change record, as before
   if amount > 0 then
     local m, ids, rounding = pts_boost(P, t.s)
     if m ~= 1 then
@@ -91,7 +92,9 @@ end
 -- against a high-water mark so a falling total never deducts and climbing
 -- back over a multiple never pays twice.
 local function pts_metric(P, prev, new)
-  for _, t in ipairs(P.prog.mt) do
+  local mt = P.prog.mt
+  for i = 1, #mt do
+    local t = mt[i]
     if pts_filters_ok(P, t.ua, false) and pts_filters_ok(P, t.ea, true) then
       local f = fname('h', t.k)
       local hw = uget(P.user, f)
@@ -109,7 +112,9 @@ end
 
 -- Triggers that fire once when the user is first seen.
 local function pts_created(P)
-  for _, t in ipairs(P.prog.uc) do
+  local uc = P.prog.uc
+  for i = 1, #uc do
+    local t = uc[i]
     if pts_filters_ok(P, t.ua, false) and not pts_grant(P, t, t.p) then return false end
   end
   return true
@@ -121,7 +126,9 @@ end
 -- over and no interval is ever granted twice. Returns when next due (ms).
 local function pts_time(P, created, now)
   local next_due = nil
-  for _, t in ipairs(P.prog.tt) do
+  local tt = P.prog.tt
+  for i = 1, #tt do
+    local t = tt[i]
     local anchor = math.max(created, t.act)
     local n = math.max(0, math.floor((now - anchor) / t.iv))
     local f = fname('g', t.k)
@@ -149,7 +156,9 @@ end
 local function pts_commit(P)
   for f, v in pairs(P.writes) do uset(P.user, f, v) end
   local out, any = {}, false
-  for _, s in ipairs(P.order) do
+  local order = P.order
+  for i = 1, #order do
+    local s = order[i]
     local st = P.sys[s]
     if #st.aw > 0 then
       uset(P.user, fname('p', s), st.a)

@@ -10,7 +10,9 @@ end
 local function ach_complete(P, a, now)
   P.writes[fname('a', a.k)] = now
   P.done[#P.done + 1] = { i = a.i, k = a.k }
-  for _, t in ipairs(P.prog.apt[fname('', a.k)] or {}) do
+  local apt = P.prog.apt[fname('', a.k)] or EMPTY
+  for i = 1, #apt do
+    local t = apt[i]
     if pts_filters_ok(P, t.ua, false) then pts_grant(P, t, t.p) end
   end
 end
@@ -21,10 +23,14 @@ local function ach_composites(P, now)
   local again = true
   while again do
     again = false
-    for _, a in ipairs(P.prog.ac) do
+    local ac = P.prog.ac
+    for i = 1, #ac do
+      local a = ac[i]
       if not ach_done(P, a.k) and pts_filters_ok(P, a.ua, false) then
         local all = true
-        for _, k in ipairs(a.pre) do
+        local pre = a.pre
+        for j = 1, #pre do
+          local k = pre[j]
           if k < 0 or not ach_done(P, k) then all = false break end
         end
         if all then
@@ -39,7 +45,9 @@ end
 -- Metric achievements reached by `total` (nil: each against its own metric's
 -- total, as a review does), then composites.
 local function ach_metric(P, total, now)
-  for _, a in ipairs(P.prog.am) do
+  local am = P.prog.am
+  for i = 1, #am do
+    local a = am[i]
     local v = total
     if v == nil then v = tonumber(uget(P.user, fname('m', a.ms)) or '0') end
     if v >= a.v and not ach_done(P, a.k) and pts_filters_ok(P, a.ua, false) and pts_filters_ok(P, a.ea, true) then
@@ -52,7 +60,11 @@ end
 -- Count the completions; returns them as JSON ('[]' when none).
 local function ach_commit(P, stats)
   if #P.done == 0 then return '[]' end
-  for _, d in ipairs(P.done) do redis.call('HINCRBY', stats, fname('ac', d.k), 1) end
+  local done = P.done
+  for i = 1, #done do
+    local d = done[i]
+    redis.call('HINCRBY', stats, fname('ac', d.k), '1')
+  end
   return cjson.encode(P.done)
 end
 
@@ -60,11 +72,15 @@ end
 -- length, on extension only) and streak achievements (length reached).
 local function stk_consequences(P, len, extended, now)
   if extended then
-    for _, t in ipairs(P.prog.st) do
+    local sts = P.prog.st
+    for i = 1, #sts do
+      local t = sts[i]
       if len % t.len == 0 and pts_filters_ok(P, t.ua, false) then pts_grant(P, t, t.p) end
     end
   end
-  for _, a in ipairs(P.prog.as) do
+  local as = P.prog.as
+  for i = 1, #as do
+    local a = as[i]
     if len >= a.len and not ach_done(P, a.k) and pts_filters_ok(P, a.ua, false) then ach_complete(P, a, now) end
   end
 end

@@ -11,7 +11,8 @@ local LB_MAX = 2147483647
 -- bd breakdown attribute keys). keys: prefix of board keys, tick hash.
 local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, total, streak_len)
   local out = {}
-  for _, b in ipairs(boards) do
+  for i = 1, #boards do
+    local b = boards[i]
     local v, d = nil, nil
     if b.rb == 'm' and b.ms == metric_slot then
       if b.rep == 1 then d = delta else v = total end
@@ -23,17 +24,20 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
     elseif b.rb == 's' and streak_len ~= nil then
       v = streak_len
     end
-    local parts, grouped = {}, true
-    if v ~= nil or d ~= nil then
-      for _, k in ipairs(b.bd) do
+    local parts, grouped = EMPTY, true
+    if (v ~= nil or d ~= nil) and #b.bd > 0 then
+      local bd = b.bd
+      parts = {}
+      for i = 1, #bd do
+        local k = bd[i]
         local av = pts_user_attr(P, k)
         if not av then grouped = false break end
         parts[#parts + 1] = av
       end
     end
     if (v ~= nil or d ~= nil) and grouped then
-      local group = table.concat(parts, '\31') -- GROUP_SEPARATOR (src/domain/leaderboards.ts)
-      local run_key = string.format('%d:%d', b.k, b.r)
+      local group = #parts > 0 and table.concat(parts, '\31') or '' -- GROUP_SEPARATOR (src/domain/leaderboards.ts)
+      local run_key = INT[b.k] .. ':' .. INT[b.r]
       local zkey = key_prefix .. run_key .. ':' .. group
       if d ~= nil then
         local f = fname('L', b.k)
@@ -42,7 +46,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         if acc then run, val = string.match(acc, '^(-?%d+):(.+)$') end
         if tonumber(run) ~= b.r then val = '0' end
         v = tonumber(val) + d
-        uset(P.user, f, string.format('%d:', b.r) .. fmt_total(v))
+        uset(P.user, f, INT[b.r] .. ':' .. fmt_total(v))
       end
       local iv = math.max(-LB_MAX, math.min(LB_MAX, math.floor(v + 1e-9)))
       local prev_score = redis.call('ZSCORE', zkey, uid)
@@ -51,13 +55,14 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
       if prev_val ~= iv and (prev_val ~= nil or iv > 0) then
         -- Only a member has a rank to lose (each call from Lua costs as much as a small command).
         local prev_rank = prev_score and redis.call('ZREVRANK', zkey, uid) or nil
-        local tick = redis.call('HINCRBY', ticks, run_key, 1)
+        local tick = redis.call('HINCRBY', ticks, run_key, '1') -- text: Redis prints a number argument with the float printf
         -- An integer below 2^53: exact as '%d' text, which is also cheaper to make.
         local score = string.format('%d', iv * LB_TIE + (LB_TIE - 1 - (tick % LB_TIE)))
         redis.call('ZADD', zkey, score, uid)
         local n = redis.call('ZCARD', zkey)
-        local evicted = {}
+        local evicted = EMPTY
         if n > b.mx then
+          evicted = {}
           local popped = redis.call('ZPOPMIN', zkey, n - b.mx)
           for j = 1, #popped, 2 do evicted[#evicted + 1] = popped[j] end
           n = b.mx
@@ -68,10 +73,13 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
           local low = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
           threshold = math.floor(tonumber(low[2]) / LB_TIE)
         end
-        -- Formatted by hand: cjson prints every number with the float printf.
-        out[#out + 1] = string.format('{"k":%d,"i":"%s","r":%d,"g":%s,"rk":%d,"pr":%d,"pv":%d,"th":%d,"nv":%d,"sc":"%s","ev":%s}',
-          b.k, b.i, b.r, #parts > 0 and cjson.encode(parts) or '[]', rank and rank + 1 or -1, prev_rank and prev_rank + 1 or -1,
-          prev_val or -1, threshold, iv, score, #evicted > 0 and cjson.encode(evicted) or '[]')
+        -- Joined by hand: cjson prints every number with the float printf, and
+        -- string.format runs a printf per field.
+        out[#out + 1] = '{"k":' .. INT[b.k] .. ',"i":"' .. b.i .. '","r":' .. INT[b.r] .. ',"g":'
+          .. (#parts > 0 and cjson.encode(parts) or '[]') .. ',"rk":' .. INT[rank and rank + 1 or -1]
+          .. ',"pr":' .. INT[prev_rank and prev_rank + 1 or -1] .. ',"pv":' .. INT[prev_val or -1]
+          .. ',"th":' .. INT[threshold] .. ',"nv":' .. INT[iv] .. ',"sc":"' .. score .. '","ev":'
+          .. (#evicted > 0 and cjson.encode(evicted) or '[]') .. '}'
       end
     end
   end
