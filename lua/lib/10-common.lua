@@ -8,16 +8,17 @@
 local INT, INT_N
 local INT_MT = {}
 INT_MT.__index = function(t, n)
+  local s = string.format('%d', n)
+  -- Totals and ranks make many distinct integers: start over rather than grow.
   if INT_N >= 4096 then
-    -- (Set up by begin_call: while the library loads, setmetatable is not there.)
+    INT, INT_N = setmetatable({}, INT_MT), 0
     t = INT
   end
-  local s = string.format('%d', n)
   t[n] = s
   INT_N = INT_N + 1
   return s
 end
--- (Set up by begin_call: while the library loads, setmetatable is not there.)
+-- (INT is made by begin_call: while the library loads, setmetatable is not there.)
 
 -- Totals are decimals: round to 15 significant digits so 0.1 + 0.2 reads 0.3.
 -- (A double carries 15.9 digits; the noise lives past the 15th.)
