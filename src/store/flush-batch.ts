@@ -259,7 +259,8 @@ export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch):
 
 /**
  * The events, and the ids of the other operations that pay awards: each
- * stored once under its primary key. Returns the ids stored now, not before.
+ * stored once under its unique key (an event's tenant, time and id; an
+ * operation's id). Returns the ids stored now, not before.
  * Two flushers holding the same record (one claimed it from the other) both
  * try; the second waits for the first's commit and then finds the id taken.
  */
@@ -270,7 +271,7 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
       `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes)
        SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a
        FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb)
-       ON CONFLICT (id) DO NOTHING RETURNING id`,
+       ON CONFLICT (tenant_id, occurred_at, id) DO NOTHING RETURNING id`,
       [tenantId, JSON.stringify(batch.events)],
     );
     for (const r of rows) first.add(r.id);
