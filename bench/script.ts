@@ -10,7 +10,7 @@ import { createLogger } from '../src/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
 import { seedConfig, seedUsers } from './seed';
-import { freePort, postgresCpu } from './util';
+import { freePort, postgresCpu, sleep } from './util';
 
 /**
  * `node dist/bench/script.js`: what one event costs inside Redis and in its
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     const monitorFile = process.env.BENCH_MONITOR;
     if (monitorFile) {
       monitor = spawn('sh', ['-c', `exec redis-cli -p ${port} MONITOR > "${monitorFile}"`], { stdio: 'ignore' });
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
     }
     // No background role: nothing flushes until the drain below.
     const app = await startApp(config, systemClock, createLogger(config.logLevel), { http: true, background: false });

@@ -104,10 +104,11 @@ export class Batch {
   /** Operations other than events whose awards this batch writes (see writeOnce). */
   readonly operations: string[] = [];
   readonly records: UserChangeRecord[] = [];
-  /** The version of the batch's oldest record ('' until one is added). */
-  oldest = '';
+  /** The version of the batch's oldest entry ('' when it has none). */
+  readonly oldest: string;
 
   constructor(entries: StreamEntry[]) {
+    this.oldest = oldestVersion(entries);
     for (const [entryId, flat] of entries) {
       try {
         this.add(entryId, flat);
@@ -124,7 +125,6 @@ export class Batch {
     if (r.kind === 'er') return;
     this.records.push(r);
     const ver = streamVersion(entryId);
-    if (this.oldest === '' || versionBefore(ver, this.oldest)) this.oldest = ver;
     if (r.kind === 'ev') this.events.push({ ...r.event, t: r.total });
     if (r.created || r.patch) this.touch(r.userId, r.at, r.created, r.patch);
     if (this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!) && r.kind !== 'ev') this.operations.push(r.opId!);
@@ -188,15 +188,10 @@ export class Batch {
  */
 export async function keptAfterErasures(c: PoolClient, tenantId: string, entries: StreamEntry[]): Promise<StreamEntry[] | null> {
   if (entries.length === 0) return null;
-  let oldest = BigInt(streamVersion(entries[0]![0]));
-  for (const [id] of entries) {
-    const v = BigInt(streamVersion(id));
-    if (v < oldest) oldest = v;
-  }
   const { rows } = await c.query<{ user_hash: string; ver: string }>({
     name: 'flush-erasures',
     text: 'SELECT user_hash, ver FROM user_erasures WHERE tenant_id = $1 AND ver > $2',
-    values: [tenantId, oldest.toString()],
+    values: [tenantId, oldestVersion(entries)],
   });
   if (rows.length === 0) return null;
   const erased = new Map(rows.map((r) => [r.user_hash, BigInt(r.ver)]));
@@ -236,6 +231,16 @@ export function streamVersion(id: string): string {
 
 /** Whether one stream version (see streamVersion: digits, no leading zeros) is older than another. */
 const versionBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
+
+/** The version of the oldest of some stream entries ('' when none). */
+function oldestVersion(entries: StreamEntry[]): string {
+  let oldest = '';
+  for (const [id] of entries) {
+    const v = streamVersion(id);
+    if (oldest === '' || versionBefore(v, oldest)) oldest = v;
+  }
+  return oldest;
+}
 
 
 /**
