@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { Client, Pool } from 'pg';
-import { freePort, machineCpu, postgresCpu, processCpu, sleep } from './util';
+import { freePort, machineCpu, postgresCpu, processCpu, processTreeCpu, sleep } from './util';
 import { type Figures, generatorName, runLoad, type Scenario } from './load';
 import { seedConfig, seedUsers, ZONES } from './seed';
 import { readAfterWrite } from './read-after-write';
@@ -83,14 +83,14 @@ async function main(): Promise<void> {
     redis.on('error', () => undefined); // until it is up
     await until('redis', async () => (await redis.ping()) === 'PONG');
 
-    /** Laurel with its own schema and prefix on the bench's Redis, with `workers` processes. */
-    const laurel = async (workers: number) => {
+    /** Laurel with its own schema and prefix on the bench's Redis, with `workers` HTTP processes and its background jobs where `background` says. */
+    const laurel = async (workers: number, background: 'inline' | 'process' = workers > 1 ? 'process' : 'inline') => {
       const port = await freePort();
       // BENCH_NODE_ARGS (e.g. --cpu-prof) goes to Laurel's node, for profiling.
       const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
       const proc = (await child([process.execPath, ...nodeArgs, 'dist/src/main.js'], {
         PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, DATABASE_SCHEMA: schema,
-        ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn', WORKERS: String(workers), LIVE_MAX_CONNECTIONS_PER_KEY: '1000000',
+        ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn', WORKERS: String(workers), BACKGROUND: background, LIVE_MAX_CONNECTIONS_PER_KEY: '1000000',
       })).proc;
       children.push(proc);
       const url = `http://127.0.0.1:${port}`;
@@ -148,34 +148,47 @@ async function main(): Promise<void> {
     const durableCpu = { laurel: (d1.node - d0.node) / dEvents, redis: (d1.redis - d0.redis) / dEvents, postgres: (d1.postgres - d0.postgres) / dEvents };
     const durableWal = Number(d1.wal - d0.wal) / dEvents;
     await pg0.end();
-    await load('Laurel (warm-up)', base, 3, events);
-    await drained(base);
-    await redis.config('RESETSTAT'); // count Laurel's script calls only
-    // CPU time of each process from the first event to the last record in Postgres: where the time per event goes.
     const pg = new Pool({ connectionString: DATABASE_URL, max: 1 });
-    const cpu = async () => ({ laurel: processCpu(single.proc.pid!), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg), wal: await walAt(pg) });
-    const accepted201 = async () => Number(/laurel_http_requests_total\{method="POST",route="\/v1\/metrics\/:key\/event",status="201"\} (\d+)/.exec(await (await fetch(`${base}/metrics`)).text())?.[1] ?? NaN);
     const eventRows = async () => Number((await pg.query(`SELECT count(*) AS n FROM "${schema}".events`)).rows[0].n);
-    const [a0, r0] = [await accepted201(), await eventRows()];
-    const cpu0 = await cpu();
-    const laurelF = await load('Laurel POST /v1/metrics/{key}/event', base, SECONDS, events);
+    /**
+     * The event load on a Laurel deployment (`pid`: its process, or its
+     * supervisor), after a warm-up: its figures; the CPU time per event of its
+     * processes, Redis and Postgres, and the WAL written, from the first event
+     * to the last record in Postgres (where the time per event goes); Redis's
+     * time per script call; the flusher's lag when the load stops; accepted
+     * events missing from Postgres.
+     */
+    const eventRun = async (name: string, url: string, pid: number) => {
+      await load(`${name} (warm-up)`, url, 3, events);
+      await drained(url);
+      await redis.config('RESETSTAT'); // count this load's script calls only
+      const cpu = async () => ({ laurel: processTreeCpu(pid), redis: processCpu(redisProc.pid!), postgres: await postgresCpu(pg), wal: await walAt(pg) });
+      const accepted201 = async () => Number(/laurel_http_requests_total\{method="POST",route="\/v1\/metrics\/:key\/event",status="201"\} (\d+)/.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? NaN);
+      const [a0, r0] = [await accepted201(), await eventRows()];
+      const c0 = await cpu();
+      const f = await load(name, url, SECONDS, events);
+      const lag = await lagOf(url);
+      const stats = String(await redis.info('commandstats'));
+      const fcall = /cmdstat_fcall:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
+      if (process.env.BENCH_COMMANDSTATS) process.stderr.write(stats);
+      await drained(url);
+      const c1 = await cpu();
+      const n = f.rps * SECONDS;
+      const perEvent = (k: 'laurel' | 'redis' | 'postgres') => (c1[k] - c0[k]) / n;
+      return {
+        f, lag, fcall,
+        cpu: { laurel: perEvent('laurel'), redis: perEvent('redis'), postgres: perEvent('postgres') },
+        wal: Number(c1.wal - c0.wal) / n,
+        // Accepted (answered 201) minus stored. Below zero: events applied whose answer
+        // the load generator did not wait for (requests in flight when it stopped).
+        lost: (await accepted201()) - a0 - ((await eventRows()) - r0),
+      };
+    };
+    const one = await eventRun('Laurel POST /v1/metrics/{key}/event', base, single.proc.pid!);
+    const laurelF = one.f;
     results.push(laurelF);
-    const lagOne = await lagOf(base);
-    // Redis's own time per event script call (where a single-threaded Redis caps throughput).
-    const stats = String(await redis.info('commandstats'));
-    const evalsha = /cmdstat_fcall:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(stats);
-    if (process.env.BENCH_COMMANDSTATS) process.stderr.write(stats);
-    await drained(base);
-    const cpu1 = await cpu();
-    // Accepted (answered 201) minus stored. Below zero: events applied whose answer
-    // the load generator did not wait for (requests in flight when it stopped).
-    const laurelLost = (await accepted201()) - a0 - ((await eventRows()) - r0);
-    const perEvent = (k: 'laurel' | 'redis' | 'postgres') => (cpu1[k] - cpu0[k]) / (laurelF.rps * SECONDS);
-    const cpuPerEvent = { laurel: perEvent('laurel'), redis: perEvent('redis'), postgres: perEvent('postgres') };
-    const laurelWal = Number(cpu1.wal - cpu0.wal) / (laurelF.rps * SECONDS);
     // Batch ingestion: 1,000 events a request, timed until all are durable.
     const batch = await batchIngest(base, adminKey, pg, schema, USERS, Number(process.env.BENCH_BATCHES ?? 20), 1000);
-    await pg.end();
 
     // Latency at a steady, moderate rate (open loop), Laurel and the durable baseline.
     const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 1000);
@@ -238,16 +251,26 @@ async function main(): Promise<void> {
     const users = await memoryOf(redis, `${prefix}*:u:*`);
     single.proc.kill('SIGTERM');
     await new Promise((r) => single.proc.once('exit', r));
+    // One HTTP process with the background jobs (the flusher above all) in a process of their own beside it.
+    const split = await laurel(1, 'process');
+    const bg = await eventRun('Laurel POST /v1/metrics/{key}/event, BACKGROUND=process', split.url, split.proc.pid!);
+    split.proc.kill('SIGTERM');
+    await new Promise((r) => split.proc.once('exit', r));
     const two = await laurel(2);
-    await load('Laurel (2 workers)', two.url, 3, events);
-    const twoF = await load('Laurel POST /v1/metrics/{key}/event, WORKERS=2', two.url, SECONDS, events);
-    const lagTwo = await lagOf(two.url);
+    const twoRun = await eventRun('Laurel POST /v1/metrics/{key}/event, WORKERS=2', two.url, two.proc.pid!);
+    const twoF = twoRun.f;
+    await pg.end();
     const idem = await memoryOf(redis, `${prefix}*:i:*`);
     const stored = (await redis.pipeline((await scanAll(redis, `${prefix}*:i:*`)).map((k) => ['scard', k])).exec())?.reduce((s, [, v]) => s + Number(v), 0) ?? 0;
     await readsOn(two.url, ' (WORKERS=2)');
 
     const [bareF, trivialF] = results as [Figures, Figures];
+    const cpuPerEvent = one.cpu;
     const cpuSum = cpuPerEvent.laurel + cpuPerEvent.redis + cpuPerEvent.postgres;
+    // The three deployments measured under the event load, for the rows that compare them.
+    const deployments = [['one process', one], ['BACKGROUND=process', bg], ['WORKERS=2', twoRun]] as const;
+    const each = (fn: (r: typeof one) => string) => deployments.map(([label, r]) => `${fn(r)} (${label})`).join('; ');
+    const missing = (lost: number) => `${Math.max(0, lost)}${lost < 0 ? `, and ${-lost} stored whose answer the generator stopped waiting for` : ''}`;
     const machine1 = machineCpu();
     const stolen = (machine1.steal - machine0.steal) / (machine1.total - machine0.total);
     const row = (r: Figures, vs: Figures[]) =>
@@ -259,6 +282,7 @@ async function main(): Promise<void> {
       row(trivialF, [bareF, trivialF]),
       row(durableF, [bareF, trivialF]),
       row(laurelF, [bareF, trivialF]),
+      row(bg.f, [bareF, trivialF]),
       row(twoF, [bareF, trivialF]),
       row(trivialRead, [bareF, trivialRead]),
       ...reads.map((r) => row(r, [bareF, trivialRead])),
@@ -269,18 +293,18 @@ async function main(): Promise<void> {
       `| Redis memory per user (${users.keys} user hashes, after the one-process event load) | ${Math.round(users.bytes / Math.max(1, users.keys))} bytes |`,
       `| Redis memory per stored idempotency key (${stored} keys in ${idem.keys} buckets) | ${(idem.bytes / Math.max(1, stored)).toFixed(1)} bytes |`,
       `| scaling from 1 to 2 workers (events/s) | ${(twoF.rps / laurelF.rps).toFixed(2)}x |`,
-      `| flusher lag right after the event load, one process | ${lagOne.entries} entries, ${lagOne.seconds.toFixed(2)} s |`,
-      `| flusher lag right after the event load, WORKERS=2 | ${lagTwo.entries} entries, ${lagTwo.seconds.toFixed(2)} s |`,
-      `| Redis time per script call during the event load | ${evalsha ? `${evalsha[3]} µs (${evalsha[1]} calls)` : 'n/a'} |`,
-      `| CPU per event, one process, its flush included: Laurel / Redis / Postgres | ${[cpuPerEvent.laurel, cpuPerEvent.redis, cpuPerEvent.postgres].map((x) => Math.round(x)).join(' / ')} µs |`,
+      `| flusher lag right after the event load | ${each((r) => `${r.lag.entries} entries, ${r.lag.seconds.toFixed(2)} s`)} |`,
+      `| Redis time per script call during the event load | ${each((r) => (r.fcall ? `${r.fcall[3]} µs` : 'n/a'))} |`,
+      `| CPU per event, its flush included: Laurel (all its processes) / Redis / Postgres | ${each((r) => `${[r.cpu.laurel, r.cpu.redis, r.cpu.postgres].map((x) => Math.round(x)).join(' / ')} µs`)} |`,
       `| events/s those would allow on 2 cores with nothing else running | ${Number.isNaN(cpuSum) ? 'n/a' : Math.round(2e6 / cpuSum)} |`,
-      `| Laurel events/s as a ratio of the durable baseline's, same load | ${(laurelF.rps / durableF.rps).toFixed(2)}x |`,
+      `| Laurel events/s as a ratio of the durable baseline's (whose flusher shares its one process), same load | ${each((r) => `${(r.f.rps / durableF.rps).toFixed(2)}x`)} |`,
       `| batch ingestion (POST /admin/v1/metrics/events, 1,000 events a request, ${batch.events} events, timed until all are in Postgres): events/s, ratio to single events | ${Math.round(batch.rps)}, ${(batch.rps / laurelF.rps).toFixed(2)}x (${batch.missing} missing) |`,
       `| latency at a steady ${OPEN_RATE} events/s (open loop from a Node client, ${READ_SECONDS} s): Laurel / durable baseline | p50 ${steadyLaurel.p50} / ${steadyDurable.p50} ms, p99 ${steadyLaurel.p99} / ${steadyDurable.p99} ms, errors ${steadyLaurel.errors} / ${steadyDurable.errors} |`,
       `| the same rate paced by ${generatorName()} (${CONNECTIONS} connections, each waiting a random time averaging ${CONNECTIONS}/${OPEN_RATE} s before each request): Laurel / durable baseline | ${Math.round(pacedLaurel.rps)} / ${Math.round(pacedDurable.rps)} events/s, p50 ${pacedLaurel.p50} / ${pacedDurable.p50} ms, p99 ${pacedLaurel.p99} / ${pacedDurable.p99} ms, p99.9 ${pacedLaurel.p999} / ${pacedDurable.p999} ms, errors ${pacedLaurel.errors} / ${pacedDurable.errors} |`,
       `| CPU per event, durable baseline, its flush included: Node / Redis / Postgres | ${[durableCpu.laurel, durableCpu.redis, durableCpu.postgres].map((x) => Math.round(x)).join(' / ')} µs (Laurel's sum is ${(cpuSum / (durableCpu.laurel + durableCpu.redis + durableCpu.postgres)).toFixed(1)}x) |`,
-      `| Postgres WAL per event, its flush included: Laurel / durable baseline | ${Math.round(laurelWal)} / ${Math.round(durableWal)} bytes (${(laurelWal / durableWal).toFixed(1)}x) |`,
-      `| accepted events missing from Postgres after the flush: durable baseline / Laurel | ${dStats.accepted - dRows} of ${dStats.accepted} / ${Math.max(0, laurelLost)}${laurelLost < 0 ? ` (and ${-laurelLost} stored whose answer the generator stopped waiting for)` : ''} |`,
+      `| Postgres WAL per event, its flush included: Laurel (one process) / durable baseline | ${Math.round(one.wal)} / ${Math.round(durableWal)} bytes (${(one.wal / durableWal).toFixed(1)}x) |`,
+      `| accepted events missing from Postgres after the flush: durable baseline | ${dStats.accepted - dRows} of ${dStats.accepted} |`,
+      `| the same, Laurel | ${each((r) => missing(r.lost))} |`,
       `| reads that first wrote unflushed records to Postgres (read your writes), per read | ${flushedPerRead.join('; ')} |`,
       `| read-after-write under the event load: an event, then at once the user's recent awards (${raw.reads} reads) | ${raw.stale} stale; p50 ${raw.p50} ms, p99 ${raw.p99} ms |`,
       `| the same read of users with nothing unflushed, same load | p50 ${raw.quietP50} ms, p99 ${raw.quietP99} ms |`,

@@ -31,22 +31,30 @@ export function processCpu(pid: number): number {
 }
 
 /**
- * CPU time (µs) of the Postgres server so far, every process of it: the
- * postmaster's own and its finished children's (autovacuum workers, closed
- * backends), plus each live child's. NaN without /proc.
+ * CPU time (µs) of a process and its children so far: its own, its finished
+ * children's, and each live child's (a supervisor's workers, a postmaster's
+ * backends). NaN without /proc.
+ */
+export function processTreeCpu(pid: number | string): number {
+  const own = statOf(pid);
+  if (!own) return NaN;
+  let us = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * TICK_US;
+  for (const child of readdirSync('/proc')) {
+    if (!/^\d+$/.test(child)) continue;
+    const f = statOf(child);
+    if (f && f[1] === String(pid)) us += (Number(f[11]) + Number(f[12])) * TICK_US;
+  }
+  return us;
+}
+
+/**
+ * CPU time (µs) of the Postgres server so far, every process of it (autovacuum
+ * workers and closed backends included). NaN without /proc.
  */
 export async function postgresCpu(db: Pool): Promise<number> {
   const { rows } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   const postmaster = statOf(rows[0]!.pid)?.[1]; // the parent of a backend
-  const pm = postmaster ? statOf(postmaster) : null;
-  if (!pm) return NaN;
-  let us = (Number(pm[11]) + Number(pm[12]) + Number(pm[13]) + Number(pm[14])) * TICK_US;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const f = statOf(pid);
-    if (f && f[1] === postmaster) us += (Number(f[11]) + Number(f[12])) * TICK_US;
-  }
-  return us;
+  return postmaster ? processTreeCpu(postmaster) : NaN;
 }
 
 /**

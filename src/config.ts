@@ -33,6 +33,13 @@ export interface Config {
   flushClaimMs: number;
   /** Server processes sharing the port. */
   workers: number;
+  /**
+   * Where the background jobs (flusher, scheduler, webhooks, batches of
+   * events) run: `inline`, in the one HTTP process, or `process`, in a
+   * process of their own beside the HTTP workers (always so with WORKERS
+   * above 1).
+   */
+  background: 'inline' | 'process';
   /** Change-stream consumers run side by side by the process doing background work. */
   flushers: number;
   /** Rate limit of API keys without their own (null: unlimited). */
@@ -74,6 +81,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intVar(env, 'PORT', 8080, 0, 65535);
   const workers = intVar(env, 'WORKERS', 1, 1, 64);
   if (workers > 1 && port === 0) throw new Error('WORKERS above 1 needs a fixed PORT (the workers share it)');
+  const background = env.BACKGROUND || (workers > 1 ? 'process' : 'inline');
+  if (background !== 'inline' && background !== 'process') throw new Error(`BACKGROUND must be inline or process (got "${background}")`);
+  if (background === 'inline' && workers > 1) throw new Error('BACKGROUND=inline needs WORKERS=1 (with more, the jobs run in a process of their own)');
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!isLogLevel(logLevel)) throw new Error(`LOG_LEVEL must be one of debug, info, warn, error, silent (got "${logLevel}")`);
   // Laurel only ever starts a standalone Redis itself: a cluster is named explicitly.
@@ -99,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventGroupMax: intVar(env, 'EVENT_GROUP_MAX', 1, 1, 1000),
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
     workers,
+    background,
     // Each flusher waits on Postgres most of its time, and one alone falls
     // behind a sustained load of a few thousand events/s: overlap two at least.
     flushers: intVar(env, 'FLUSHERS', Math.max(2, workers), 1, 64),

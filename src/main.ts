@@ -27,9 +27,9 @@ async function main(): Promise<void> {
       process.stderr.write(`laurel: ${(err as Error).message}\n`);
       process.exit(1);
     }
-    if (config.workers > 1) {
-      // The workers share the port among themselves (SO_REUSEPORT), which would
-      // also let them join another server's: check that it is free first.
+    if (config.background === 'process') {
+      // Several workers share the port among themselves (SO_REUSEPORT), which
+      // would also let them join another server's: check that it is free first.
       if (!(await portIsFree(config.host, config.port))) {
         process.stderr.write(`laurel: port ${config.port} on ${config.host} is already in use\n`);
         process.exit(1);
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   }
   const roles: AppRoles = !worker
     ? { ...ALL_ROLES, flushers: config.flushers }
-    : worker === BACKGROUND ? { http: false, background: true, flushers: config.flushers } : { http: true, background: false, sharedPort: true };
+    : worker === BACKGROUND ? { http: false, background: true, flushers: config.flushers } : { http: true, background: false, sharedPort: config.workers > 1 };
   await serve(config, log, roles);
 }
 
@@ -90,8 +90,9 @@ function portIsFree(host: string, port: number): Promise<boolean> {
 const WORKERS_STOP_MS = 6_000;
 
 /**
- * WORKERS=N: N HTTP server processes on one port (the kernel spreads
- * connections, SO_REUSEPORT), plus one background process that runs the
+ * WORKERS=N (or BACKGROUND=process): N HTTP server processes on one port (the
+ * kernel spreads connections, SO_REUSEPORT; one alone holds the port
+ * exclusively), plus one background process that runs the
  * flusher, the leased scheduler and the webhook dispatcher. They share
  * nothing in memory. Any child that dies is started again; SIGTERM goes to the
  * HTTP workers first, then (once they are done) to the background process,

@@ -19,4 +19,9 @@ t.test('configuration is checked', async (t) => {
   t.equal(c.host, '0.0.0.0');
   t.equal(c.maxBodyBytes, 65536);
   t.equal(c.adminApiKey, undefined);
+  t.equal(c.background, 'inline', 'one process does everything by default');
+  t.equal(loadConfig({ WORKERS: '2', PORT: '8080' }).background, 'process');
+  t.equal(loadConfig({ BACKGROUND: 'process' }).background, 'process');
+  t.throws(() => loadConfig({ BACKGROUND: 'thread' }), { message: /BACKGROUND must be inline or process/ });
+  t.throws(() => loadConfig({ WORKERS: '2', PORT: '8080', BACKGROUND: 'inline' }), { message: /BACKGROUND=inline needs WORKERS=1/ });
 });

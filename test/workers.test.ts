@@ -159,3 +159,38 @@ t.test('WORKERS=2: background jobs run in one separate process, reported by /met
   t.equal(await stored(), sent, 'every accepted event is in Postgres');
   t.equal(await redis.xlen(stream), 0, 'the stream is drained');
 });
+
+t.test('BACKGROUND=process with one worker: the HTTP process never flushes; SIGTERM drains everything', async (t) => {
+  const env = processDeployment(t, { BACKGROUND: 'process' });
+  const server = await spawnServer(env);
+  t.teardown(() => server.proc.kill('SIGKILL'));
+  const roles = await until('an HTTP worker and a background process', async () => {
+    const r = rolesOf(server.proc.pid!);
+    return r.http.length === 1 && r.background.length === 1 ? r : null;
+  });
+  t.equal(childrenOf(server.proc.pid!).length, 2, 'nothing else');
+
+  const db = new Client({ connectionString: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel' });
+  await db.connect();
+  t.teardown(() => db.end());
+  const stored = async () => Number((await db.query(`SELECT count(*) AS n FROM "${env.DATABASE_SCHEMA}".events`)).rows[0].n);
+  const redis = await sharedRedis(t);
+  const stream = new Keys(env.REDIS_KEY_PREFIX).tenant(0).stream;
+  const key = env.ADMIN_API_KEY;
+  t.equal(await post(server.url, '/admin/v1/metrics', key, [{ name: 'M', key: 'm' }]), 201);
+  const send = async (from: number, n: number) =>
+    (await Promise.all(Array.from({ length: n }, (_, i) => post(server.url, '/v1/metrics/m/event', key, { user: { id: `u${i % 5}` }, value: 1 }, { 'Idempotency-Key': `k${from + i}` })))).every((s) => s === 201);
+  t.ok(await send(0, 40));
+  await until('the events to reach Postgres', async () => (await stored()) === 40);
+  const consumers = ((await redis.xinfo('CONSUMERS', stream, FLUSH_GROUP)) as string[][]).map((c) => String(c[1]));
+  t.ok(consumers.length >= 1 && consumers.every((name) => name.startsWith(`flusher-${roles.background[0]}-`)), 'every flusher that read is in the background process');
+  const r = await fetch(`${server.url}/v1/users/u0/metrics/m`, { headers: { 'X-API-KEY': key } });
+  t.equal(((await r.json()) as { current: number }).current, 8, 'the HTTP worker answers from Redis');
+
+  t.ok(await send(40, 100));
+  server.proc.kill('SIGTERM');
+  t.equal(await server.exit, 0, 'the supervisor exits 0');
+  t.same(childrenOf(server.proc.pid!), [], 'no child is left running');
+  t.equal(await stored(), 140, 'every accepted event is in Postgres');
+  t.equal(await redis.xlen(stream), 0, 'the stream is drained');
+});
