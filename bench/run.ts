@@ -37,6 +37,13 @@ function child(args: string[], env: Record<string, string>, printsPort = false):
   });
 }
 
+/** SIGTERM, and wait for the exit (Laurel's final flush included). */
+async function stop(proc: ChildProcess): Promise<void> {
+  const gone = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await gone;
+}
+
 async function until(what: string, fn: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await fn().catch(() => false))) {
@@ -97,8 +104,8 @@ async function main(): Promise<void> {
       await until('laurel', async () => (await fetch(`${url}/healthz`)).ok);
       return { proc, url };
     };
-    const single = await laurel(1);
-    const base = single.url;
+    let single = await laurel(1);
+    let base = single.url;
 
     process.stderr.write(`bench: seeding the configuration and ${USERS} users in ${ZONES.length} zones\n`);
     await seedConfig(base, adminKey);
@@ -159,6 +166,12 @@ async function main(): Promise<void> {
      * events missing from Postgres.
      */
     const eventRun = async (name: string, url: string, pid: number) => {
+      // A process's first scheduler run does periodic work at once (the wrapped percentiles, over every
+      // stored event): let it finish before the load, so the figures are the steady state's.
+      await until('the first scheduler run', async () => {
+        const m = /^laurel_scheduler_runs_total\{outcome="ok"\} (\d+)/m.exec(await (await fetch(`${url}/metrics`)).text());
+        return Number(m?.[1] ?? 0) >= 1;
+      }, 300_000);
       await load(`${name} (warm-up)`, url, 3, events);
       await drained(url);
       await redis.config('RESETSTAT'); // count this load's script calls only
@@ -187,6 +200,14 @@ async function main(): Promise<void> {
     const one = await eventRun('Laurel POST /v1/metrics/{key}/event', base, single.proc.pid!);
     const laurelF = one.f;
     results.push(laurelF);
+    // The same load right after, on the same data, with the background jobs (the flusher above all) in a
+    // process of their own beside one HTTP process; then the one process again for the rest.
+    await stop(single.proc);
+    const split = await laurel(1, 'process');
+    const bg = await eventRun('Laurel POST /v1/metrics/{key}/event, BACKGROUND=process', split.url, split.proc.pid!);
+    await stop(split.proc);
+    single = await laurel(1);
+    base = single.url;
     // Batch ingestion: 1,000 events a request, timed until all are durable.
     const batch = await batchIngest(base, adminKey, pg, schema, USERS, Number(process.env.BENCH_BATCHES ?? 20), 1000);
 
@@ -249,13 +270,7 @@ async function main(): Promise<void> {
     await drained(base);
     // Users now hold what the events gave them (totals, points, streaks, achievements).
     const users = await memoryOf(redis, `${prefix}*:u:*`);
-    single.proc.kill('SIGTERM');
-    await new Promise((r) => single.proc.once('exit', r));
-    // One HTTP process with the background jobs (the flusher above all) in a process of their own beside it.
-    const split = await laurel(1, 'process');
-    const bg = await eventRun('Laurel POST /v1/metrics/{key}/event, BACKGROUND=process', split.url, split.proc.pid!);
-    split.proc.kill('SIGTERM');
-    await new Promise((r) => split.proc.once('exit', r));
+    await stop(single.proc);
     const two = await laurel(2);
     const twoRun = await eventRun('Laurel POST /v1/metrics/{key}/event, WORKERS=2', two.url, two.proc.pid!);
     const twoF = twoRun.f;
