@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -84,24 +84,31 @@ function metric(text: string, line: RegExp): number | null {
   return m ? Number(m[1]) : null;
 }
 
-t.test('WORKERS=2: background jobs run in one separate process, reported by /metrics, drained at SIGTERM', async (t) => {
-  const env = processDeployment(t, { WORKERS: '2', SCHEDULER_INTERVAL_MS: '100' });
+/**
+ * A supervised deployment with `http` HTTP workers and a background process
+ * (checked to be its only children), with what its tests read: the events
+ * stored in Postgres, the shared Redis and the tenant's change stream.
+ */
+async function supervised(t: Test, extra: Record<string, string>, http: number) {
+  const env = processDeployment(t, extra);
   const server = await spawnServer(env);
   t.teardown(() => server.proc.kill('SIGKILL'));
-  const roles = await until('two HTTP workers and a background process', async () => {
+  const roles = await until(`${http} HTTP worker(s) and a background process`, async () => {
     const r = rolesOf(server.proc.pid!);
-    return r.http.length === 2 && r.background.length === 1 ? r : null;
+    return r.http.length === http && r.background.length === 1 ? r : null;
   });
-  t.equal(childrenOf(server.proc.pid!).length, 3, 'nothing else');
-
+  t.equal(childrenOf(server.proc.pid!).length, http + 1, 'nothing else');
   const db = new Client({ connectionString: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel' });
   await db.connect();
   t.teardown(() => db.end());
   const stored = async () => Number((await db.query(`SELECT count(*) AS n FROM "${env.DATABASE_SCHEMA}".events`)).rows[0].n);
   const redis = await sharedRedis(t);
   const stream = new Keys(env.REDIS_KEY_PREFIX).tenant(0).stream;
+  return { env, server, roles, db, stored, redis, stream, key: env.ADMIN_API_KEY };
+}
 
-  const key = env.ADMIN_API_KEY;
+t.test('WORKERS=2: background jobs run in one separate process, reported by /metrics, drained at SIGTERM', async (t) => {
+  const { env, server, roles, db, stored, redis, stream, key } = await supervised(t, { WORKERS: '2', SCHEDULER_INTERVAL_MS: '100' }, 2);
   t.equal(await post(server.url, '/admin/v1/metrics', key, [{ name: 'M', key: 'm' }]), 201);
   let sent = 0;
   const send = async (n: number) => {
@@ -161,22 +168,7 @@ t.test('WORKERS=2: background jobs run in one separate process, reported by /met
 });
 
 t.test('BACKGROUND=process with one worker: the HTTP process never flushes; SIGTERM drains everything', async (t) => {
-  const env = processDeployment(t, { BACKGROUND: 'process' });
-  const server = await spawnServer(env);
-  t.teardown(() => server.proc.kill('SIGKILL'));
-  const roles = await until('an HTTP worker and a background process', async () => {
-    const r = rolesOf(server.proc.pid!);
-    return r.http.length === 1 && r.background.length === 1 ? r : null;
-  });
-  t.equal(childrenOf(server.proc.pid!).length, 2, 'nothing else');
-
-  const db = new Client({ connectionString: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel' });
-  await db.connect();
-  t.teardown(() => db.end());
-  const stored = async () => Number((await db.query(`SELECT count(*) AS n FROM "${env.DATABASE_SCHEMA}".events`)).rows[0].n);
-  const redis = await sharedRedis(t);
-  const stream = new Keys(env.REDIS_KEY_PREFIX).tenant(0).stream;
-  const key = env.ADMIN_API_KEY;
+  const { server, roles, stored, redis, stream, key } = await supervised(t, { BACKGROUND: 'process' }, 1);
   t.equal(await post(server.url, '/admin/v1/metrics', key, [{ name: 'M', key: 'm' }]), 201);
   const send = async (from: number, n: number) =>
     (await Promise.all(Array.from({ length: n }, (_, i) => post(server.url, '/v1/metrics/m/event', key, { user: { id: `u${i % 5}` }, value: 1 }, { 'Idempotency-Key': `k${from + i}` })))).every((s) => s === 201);
