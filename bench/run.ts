@@ -340,9 +340,7 @@ async function main(): Promise<void> {
     // Newest first, each gone before the next: Laurel's final flush still finds its Redis.
     for (const c of children.reverse()) {
       if (c.exitCode !== null || c.signalCode !== null) continue;
-      const gone = new Promise((r) => c.once('exit', r));
-      c.kill('SIGTERM');
-      await Promise.race([gone, sleep(10_000)]);
+      await Promise.race([stop(c), sleep(10_000)]);
     }
     const db = new Client({ connectionString: DATABASE_URL });
     await db.connect();
