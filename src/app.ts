@@ -35,6 +35,7 @@ import { leaderboardAdminRoutes } from './api/admin/leaderboards';
 import { streakRoutes } from './api/app/streaks';
 import { leaderboardRoutes } from './api/app/leaderboards';
 import { ensureAdminKey, warnWithoutAutovacuum } from './store/bootstrap';
+import { loadSecretBox } from './store/secrets';
 import { Scheduler } from './scheduler/scheduler';
 import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
@@ -116,9 +117,11 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const tenants = new Tenants(db, clock);
   const auth = new Authenticator(db, config.adminApiKey, clock, new RateLimiter(engine, keys, clock, config.rateLimit));
   const configs = new TenantConfigs(db, redis, engine, keys, log);
+  const secrets = await loadSecretBox(db, config.secretsKey, config.secretsKeyPrevious, log);
   const ctx: Ctx = {
     config, clock, log, db, redis, keys, engine, auth, tenants, configs,
     zones: new TtlCache(clock, 200_000),
+    secrets,
     broadcast: async (msg) => {
       await redis.publish(keys.channel, msg);
     },

@@ -54,6 +54,10 @@ export interface Config {
   webhookRetentionDays: number;
   /** Live updates (`GET /v1/live`): see src/live. */
   live: LiveConfig;
+  /** Seals stored credentials (32 bytes, hex or base64); unset: a key generated once and kept in Postgres. */
+  secretsKey: string | undefined;
+  /** The key before a rotation: still opens what it sealed until everything is re-sealed. */
+  secretsKeyPrevious: string | undefined;
 }
 
 export interface LiveConfig {
@@ -131,6 +135,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // uWS closes at the idle timeout and pings before it; it allows 8 s at least.
       idleTimeoutSeconds: intVar(env, 'LIVE_IDLE_TIMEOUT_SECONDS', 60, 8, 960),
     },
+    secretsKey: env.SECRETS_KEY || undefined,
+    secretsKeyPrevious: env.SECRETS_KEY_PREVIOUS || undefined,
   };
 }
 

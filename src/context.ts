@@ -10,6 +10,7 @@ import type { Tenant, Tenants } from './store/tenants';
 import type { TenantConfigs } from './store/tenant-config';
 import type { TtlCache } from './domain/ttl-cache';
 import type { Request } from './http/server';
+import type { SecretBox } from './domain/secret-box';
 
 /** The services a request handler may use. */
 export interface Ctx {
@@ -29,6 +30,8 @@ export interface Ctx {
   broadcast(message: string): Promise<void>;
   /** Makes Postgres hold acknowledged changes before a read from there (read your writes). */
   durable: FlushThrough;
+  /** Seals and opens stored credentials (AES-256-GCM under SECRETS_KEY). */
+  secrets: SecretBox;
 }
 
 /**

@@ -579,6 +579,11 @@ const MIGRATIONS: string[] = [
   DROP INDEX events_by_time;
   ALTER TABLE events DROP CONSTRAINT events_pkey;
   `,
+  `
+  -- The key that seals stored credentials when SECRETS_KEY is unset
+  -- (store/secrets.ts): generated once, shared by every process.
+  CREATE TABLE secret_key (id integer PRIMARY KEY CHECK (id = 1), key bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */
