@@ -376,8 +376,19 @@ export interface FreezesBody {
   freezes: { userId: UserId }[];
 }
 
+/**
+ * An issue about one user of a streak freeze or restore: the spec's fields,
+ * and the same again as `@trophyso/node` reads them (`userId`, `level`,
+ * `reason`, all required there), so that both kinds of client can parse it.
+ */
+export interface UserIssue extends AdminIssue {
+  userId: string;
+  level: AdminIssue['severity'];
+  reason: string;
+}
+
 export interface FreezesResponse {
-  issues: AdminIssue[];
+  issues: UserIssue[];
 }
 
 export interface PausesBody {
@@ -400,7 +411,7 @@ export interface RestoreBody {
 
 export interface RestoreResponse {
   restoredUsers: string[];
-  issues: AdminIssue[];
+  issues: UserIssue[];
 }
 
 // ---- tenants and keys ----

@@ -10,7 +10,7 @@ import type { Tenant } from '../../store/tenants';
 import { AdminIssue, MAX_BATCH } from './batch';
 import { configTx } from '../../store/config-tx';
 import { streakCall } from '../../services/streak-calls';
-import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings } from '../../wire/admin';
+import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings, UserIssue } from '../../wire/admin';
 import { ZONE_FIELD } from '../../domain/user-hash';
 
 const validateSettings = typia.createValidate<StreakSettings>();
@@ -94,12 +94,12 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const { freezes } = check(validateFreezes, jsonBody(req));
-        const issues: AdminIssue[] = [];
+        const issues: UserIssue[] = [];
         let granted = 0;
         for (const [index, f] of atMost(freezes).entries()) {
           const r = await streakCall(ctx, tenant, f.userId, 'streak_admin', 'freeze');
           if (r.kind === 'OK') granted++;
-          else issues.push({ index, userId: f.userId, severity: 'error', message: problem(r.kind) });
+          else issues.push(userIssue(index, f.userId, problem(r.kind)));
         }
         return reply(granted ? 201 : 200, { issues });
       },
@@ -163,16 +163,21 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { users } = check(validateRestore, jsonBody(req));
         const restoredUsers: string[] = [];
-        const issues: AdminIssue[] = [];
+        const issues: UserIssue[] = [];
         for (const [index, u] of atMost(users).entries()) {
           const r = await streakCall(ctx, tenant, u.id, 'streak_admin', 'restore');
           if (r.kind === 'OK') restoredUsers.push(u.id);
-          else issues.push({ index, userId: u.id, severity: 'error', message: problem(r.kind) });
+          else issues.push(userIssue(index, u.id, problem(r.kind)));
         }
         return reply(restoredUsers.length ? 201 : 200, { restoredUsers, issues });
       },
     },
   ];
+}
+
+/** An error about one user, in the spec's fields and the SDK's (see UserIssue). */
+function userIssue(index: number, userId: string, message: string): UserIssue {
+  return { index, userId, severity: 'error', message, level: 'error', reason: message };
 }
 
 function problem(kind: string): string {
