@@ -4,7 +4,7 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
-import { BoardStatus, RankBy, RunUnit } from '../../domain/leaderboards';
+import { BoardStatus, RankBy, RunUnit, statusAt } from '../../domain/leaderboards';
 import { KEY_PATTERN, KEY_RULE } from './batch';
 import { nextSlot } from '../../store/config-tx';
 import { batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
@@ -29,7 +29,8 @@ interface Row {
   run_interval: number | null;
 }
 
-const BOARDS: Resource<Row> = {
+/** The collection; statuses as they stand at `now()` (see statusAt). */
+const boards = (now: () => number): Resource<Row> => ({
   path: '/admin/v1/leaderboards',
   table: 'leaderboards',
   cols: `id, key, name, description, status, rank_by, metric_id, points_system_id, max_participants,
@@ -39,7 +40,7 @@ const BOARDS: Resource<Row> = {
   noun: 'Leaderboard',
   json: (r) => {
     const out: Record<string, unknown> = {
-      id: r.id, name: r.name, key: r.key, description: r.description ?? undefined, status: r.status, rankBy: r.rank_by,
+      id: r.id, name: r.name, key: r.key, description: r.description ?? undefined, status: statusAt({ status: r.status, end: r.end_date }, now()), rankBy: r.rank_by,
       maxParticipants: r.max_participants, start: r.start_date, breakdownAttributes: r.breakdown_attributes,
     };
     if (r.metric_id) out.metricId = r.metric_id;
@@ -50,7 +51,7 @@ const BOARDS: Resource<Row> = {
     if (r.run_unit) Object.assign(out, { runUnit: r.run_unit, runInterval: r.run_interval });
     return out;
   },
-};
+});
 
 /**
  * Leaderboards and their states. Created inactive; asking for `active` or
@@ -58,6 +59,7 @@ const BOARDS: Resource<Row> = {
  * While not inactive, what it ranks by, its key and its schedule are fixed.
  */
 export function leaderboardAdminRoutes(ctx: Ctx): Route[] {
+  const BOARDS = boards(() => ctx.clock.now());
   const today = () => new Date(ctx.clock.now()).toISOString().slice(0, 10);
   const write = async (c: PoolClient, s: Scope, b: CreateBoard, before: Row | null): Promise<Row | string> => {
     const problem = await boardProblem(c, s, b, before);
