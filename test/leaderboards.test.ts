@@ -176,6 +176,8 @@ t.test('a board created with its end date past reads as finished', async (t) => 
     t.match((await s.call('GET', '/v1/leaderboards?includeFinished=true')).body, [{ key: 'past', status: 'finished' }]);
     await s.app.scheduler.runOnce();
   }
+  const { rows } = await s.app.ctx.db.query('SELECT finalized_run FROM leaderboards WHERE id = $1', [past.id]);
+  t.same(rows, [{ finalized_run: 0 }], 'a perpetual board has one run to finalize');
 });
 
 t.test('a repeating board that ends while running answers its last run', async (t) => {
