@@ -766,6 +766,13 @@ export interface BatchRejection {
 
 /** Laurel's retention settings (Trophy sets these in its dashboard). Every field optional on PUT: omitted ones keep their defaults. */
 export interface RetentionSettings {
+  /**
+   * IANA zone of users who never sent a `tz` (America/New_York unless set;
+   * tenants from before Laurel had it keep UTC): their email-due times,
+   * streak periods and leaderboard dates and time windows. A user's own
+   * zone, sent now or before, always wins.
+   */
+  defaultTimeZone?: string & tags.MinLength<1> & tags.MaxLength<64>;
   /** Share of new users put in the control group (0 to 1), decided once per user when first seen. */
   controlRatio?: number & tags.Minimum<0> & tags.Maximum<1>;
   /** Whether users may set their own streak rule (PATCH /v1/users/{id}/preferences with `streak`). */
@@ -791,6 +798,7 @@ export interface RetentionSettings {
 
 /** The settings in force, every field filled in. */
 export interface RetentionSettingsResponse {
+  defaultTimeZone: string;
   controlRatio: number;
   streakCustomization: boolean;
   notificationDefaults: Required<NotificationPreferences>;

@@ -5,6 +5,7 @@ import { check, jsonBody } from '../../http/body';
 import { unprocessable } from '../../errors';
 import { reply, Route } from '../../http/server';
 import { RETENTION_DEFAULTS, RetentionConfig, retentionFrom } from '../../domain/retention';
+import { canonicalZone } from '../../domain/time';
 import { configTx } from '../../store/config-tx';
 import type { RetentionSettings } from '../../wire/admin';
 
@@ -29,7 +30,10 @@ export function retentionAdminRoutes(ctx: Ctx): Route[] {
       body: true,
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
-        const s = retentionFrom(check(validateSettings, jsonBody(req)));
+        const body = check(validateSettings, jsonBody(req));
+        const zone = body.defaultTimeZone === undefined ? undefined : canonicalZone(body.defaultTimeZone);
+        if (zone === null) throw unprocessable(`defaultTimeZone: "${body.defaultTimeZone}" is not an IANA time zone`);
+        const s = retentionFrom({ ...body, defaultTimeZone: zone });
         const days = s.reactivationEmails.days;
         if (days.some((d, i) => i > 0 && d <= days[i - 1]!)) throw unprocessable('reactivationEmails.days must be ascending');
         await configTx(ctx, tenant, async (c) => {

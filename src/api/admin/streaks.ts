@@ -5,7 +5,7 @@ import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
 import { invalid, unprocessable } from '../../errors';
 import { reply, Route } from '../../http/server';
-import { dayNumber, localDate } from '../../domain/time';
+import { dayNumber, localDate, zoneOr } from '../../domain/time';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, MAX_BATCH } from './batch';
 import { configTx } from '../../store/config-tx';
@@ -119,7 +119,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
           const end = dayNumber(p.end);
           if (start === null || end === null) { issue('start and end must be dates (YYYY-MM-DD)'); continue; }
           if (end < start) { issue('end must not be before start'); continue; }
-          const tz = (await ctx.redis.hget(ctx.keys.tenant(tenant.slot).user(p.userId), ZONE_FIELD)) || 'UTC';
+          const tz = zoneOr(await ctx.redis.hget(ctx.keys.tenant(tenant.slot).user(p.userId), ZONE_FIELD), (await ctx.configs.get(tenant)).defaultZone);
           if (start < dayNumber(localDate(ctx.clock.now(), tz))!) { issue(`start is before today in the user's zone (${tz})`); continue; }
           const id = randomUUID();
           await ctx.db.query('INSERT INTO streak_pauses (id, tenant_id, user_id, start_date, end_date, created) VALUES ($1, $2, $3, $4, $5, $6)', [
