@@ -217,3 +217,27 @@ t.test('a repeating board that ends while running answers its last run', async (
   s.clock.set('2026-04-20T12:00:00Z');
   await check('weeks later');
 });
+
+t.test("a daily time window opens on each participant's own clock", async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  await board(s, { key: 'office', name: 'Office hours', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', startTime: '09:00', endTime: '17:00', status: 'active' });
+  const tokyo = 'Asia/Tokyo';
+  const la = 'America/Los_Angeles';
+  const counted = async (id: string, tz: string) => (await s.event('m', { user: { id, tz }, value: 1 })).body.leaderboards.office !== undefined;
+  const local = (iso: string, zone: string) => s.clock.set(DateTime.fromISO(iso, { zone }).toMillis());
+
+  local('2026-03-11T09:00', tokyo); // 17:00 on the 10th in Los Angeles
+  t.equal(await counted('tk', tokyo), true, '09:00 in Tokyo: the window opens');
+  t.equal(await counted('la', la), false, '17:00 in Los Angeles: closed');
+  local('2026-03-11T16:59', tokyo);
+  t.equal(await counted('tk', tokyo), true, '16:59 in Tokyo');
+  t.equal(await counted('la', la), false, '00:59 in Los Angeles');
+  local('2026-03-11T17:00', tokyo);
+  t.equal(await counted('tk', tokyo), false, '17:00 in Tokyo: the end is not included');
+  local('2026-03-11T09:00', la); // 01:00 on the 12th in Tokyo
+  t.equal(await counted('la', la), true, '09:00 in Los Angeles: open there');
+  t.equal(await counted('tk', tokyo), false, '01:00 in Tokyo: closed there');
+  const rows = (await s.call('GET', '/v1/leaderboards/office')).body.rankings.map((x: { userId: string; value: number }) => `${x.userId}:${x.value}`);
+  t.same(rows, ['la:3', 'tk:2'], 'each ranked at the total its last event inside the window reached');
+});

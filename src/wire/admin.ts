@@ -300,7 +300,10 @@ export interface AdminAchievement {
 export type BoardStatus = 'inactive' | 'scheduled' | 'active' | 'finished';
 export type RankBy = 'metric' | 'points' | 'streak';
 export type RunUnit = 'day' | 'month' | 'year';
-/** HH:MM, UTC. */
+/**
+ * HH:MM on each participant's own clock, not UTC: the user's `tz`, else the
+ * tenant's default zone (retention settings' defaultTimeZone).
+ */
 type Time = string & tags.Pattern<'^([01][0-9]|2[0-3]):[0-5][0-9]$'>;
 
 export interface BoardFields {
@@ -316,6 +319,12 @@ export interface BoardFields {
   start?: string;
   /** Last day, YYYY-MM-DD (null: no end). */
   end?: string | null;
+  /**
+   * Daily time window: an event counts only from startTime (included) to
+   * endTime (excluded), in the local time of the user it is for, so a window
+   * of 09:00 to 17:00 opens at 09:00 in Tokyo and again at 09:00 in New York.
+   * Either end may be left open.
+   */
   startTime?: Time | null;
   endTime?: Time | null;
   /** User attribute ids: one board per combination of their values. */
