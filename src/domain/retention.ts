@@ -146,5 +146,5 @@ export function eventDueArg(ver: string, cfg: RetentionConfig | null, sk: Streak
 /** Deterministic hash signature of the settings that decide who is scheduled (a change refills the due set). */
 export function retentionSignature(cfg: RetentionConfig | null, sk: StreakConfig | null): string {
   if (!cfg || !schedules(cfg, sk)) return '';
-  return JSON.stringify([cfg.recapEmails, cfg.reactivationEmails, cfg.streakReminderEmails, sk?.frequency, sk?.weekStart]);
+  return JSON.stringify([cfg.recapEmails, cfg.reactivationEmails, cfg.streakReminderEmails, sk?.frequency, sk?.weekStart, cfg.defaultTimeZone]);
 }
