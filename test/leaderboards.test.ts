@@ -241,3 +241,18 @@ t.test("a daily time window opens on each participant's own clock", async (t) =>
   const rows = (await s.call('GET', '/v1/leaderboards/office')).body.rankings.map((x: { userId: string; value: number }) => `${x.userId}:${x.value}`);
   t.same(rows, ['la:3', 'tk:2'], 'each ranked at the total its last event inside the window reached');
 });
+
+t.test('a repeating board finished through the Admin API keeps answering the run it ended in', async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  const daily = await board(s, { key: 'daily', name: 'Daily', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', runUnit: 'day', runInterval: 1, status: 'active' });
+  await s.event('m', { user: { id: 'a', tz: 'UTC' }, value: 4 });
+  const done = await s.call('PATCH', '/admin/v1/leaderboards', { body: [{ id: daily.id, status: 'finished' }] });
+  t.match(done.body.updated, [{ status: 'finished', end: '2026-03-10' }], 'finishing ends it today');
+  t.same((await s.event('m', { user: { id: 'a' }, value: 1 })).body.leaderboards, {}, 'nobody joins it any more');
+  s.clock.set('2026-03-14T12:00:00Z');
+  const last = await s.call('GET', '/v1/leaderboards/daily');
+  t.match(last.body, { status: 'finished', start: '2026-03-10', end: '2026-03-10' }, 'days later, the run it ended in');
+  t.same(ranks(last), ['1:a:4']);
+  t.match((await s.call('GET', '/v1/users/a/leaderboards/daily')).body, { status: 'finished', rank: 1, value: 4 });
+});

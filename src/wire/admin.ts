@@ -309,7 +309,7 @@ type Time = string & tags.Pattern<'^([01][0-9]|2[0-3]):[0-5][0-9]$'>;
 export interface BoardFields {
   name: Name;
   description?: (string & tags.MaxLength<1000>) | null;
-  /** Asking for active (or scheduled) gives whichever the start date allows; finished ends it now. */
+  /** Asking for active (or scheduled) gives whichever the start date allows; finished ends it now (end becomes today, UTC, unless earlier). */
   status?: BoardStatus;
   rankBy: RankBy;
   metricId?: Uuid;

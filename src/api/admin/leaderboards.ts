@@ -55,7 +55,8 @@ const boards = (now: () => number): Resource<Row> => ({
 
 /**
  * Leaderboards and their states. Created inactive; asking for `active` or
- * `scheduled` gives whichever the start date allows; `finished` ends it now.
+ * `scheduled` gives whichever the start date allows; `finished` ends it now
+ * (its end date becomes today, UTC, unless it was earlier).
  * While not inactive, what it ranks by, its key and its schedule are fixed.
  */
 export function leaderboardAdminRoutes(ctx: Ctx): Route[] {
@@ -67,9 +68,15 @@ export function leaderboardAdminRoutes(ctx: Ctx): Route[] {
     const start = b.start ?? today();
     let status: BoardStatus = b.status ?? before?.status ?? 'inactive';
     if (status === 'active' || status === 'scheduled') status = start > today() ? 'scheduled' : 'active';
+    let end = b.end ?? null;
+    // Finishing ends the board today (UTC): the run holding today is its last, the one reads without run= answer.
+    if (status === 'finished' && before?.status !== 'finished') {
+      const now = start > today() ? start : today();
+      if (end === null || end > now) end = now;
+    }
     const values = [
       b.key, b.name, b.description ?? null, status, b.rankBy, b.rankBy === 'metric' ? b.metricId : null,
-      b.rankBy === 'points' ? b.pointsSystemId : null, b.maxParticipants ?? 1000, start, b.end ?? null, b.startTime ?? null,
+      b.rankBy === 'points' ? b.pointsSystemId : null, b.maxParticipants ?? 1000, start, end, b.startTime ?? null,
       b.endTime ?? null, (b.breakdownAttributes ?? []).map((x) => x.toLowerCase()), b.runUnit ?? null, b.runUnit ? b.runInterval : null,
       new Date(ctx.clock.now()),
     ];
