@@ -14,7 +14,7 @@
 --       18 the points program's text when ARGV 9 only names it ('' to use the stored one),
 --       19 retention due times 'base,r0,r1' (src/domain/retention.ts eventDueArg; '' when off)
 -- KEYS 8: the retention due set (users by when the scheduler should next look at them),
---      9: the user's recent-history hash (lua/lib/12-recent.lua)
+--      9: the user's recent history (lua/lib/12-recent.lua)
 -- ARGV 20: the event's id (the operation its award ids derive from)
 -- Replies: {'STALE'} | {'PROGRAM'} (send its text) | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),

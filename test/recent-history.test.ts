@@ -1,6 +1,7 @@
 import t from 'tap';
 import { purgePrefix, sharedRedis, startServer, TestServer } from './helpers/harness';
 import { Relay } from './helpers/proxy';
+import { decodeRecent } from '../src/domain/recent-history';
 
 // The reads a client makes right after an event (recent awards, the streak
 // with its recent periods, rank with its recent history) answer from the
@@ -135,7 +136,7 @@ t.test('a wipe and rebuild from Postgres gives the same recent history', async (
   await a.drain();
   const users = ['ann', 'bo', 'other-0', 'other-3'];
   const redis = await sharedRedis(t);
-  const kept = async (s: TestServer) => Promise.all(users.map(async (u) => redis.hgetall(await recentKey(s, u))));
+  const kept = async (s: TestServer) => Promise.all(users.map(async (u) => Object.fromEntries(decodeRecent(await redis.get(await recentKey(s, u))))));
   const before = await kept(a);
   t.ok(before.every((h: Record<string, string>) => h.t === '1' && Object.keys(h).length > 1), 'every user has recent history');
   const reads = await readAll(a, users.flatMap(READS));

@@ -1,5 +1,7 @@
--- A user's recent history, kept beside the user hash in a hash of its own
--- (src/redis/keys.ts recent; src/domain/recent-history.ts reads it and
+-- A user's recent history, kept beside the user hash in a string of its own
+-- (src/redis/keys.ts recent; 'field=value' lines, one string rather than a
+-- hash so that lists longer than Redis's small-hash value limit (64 bytes)
+-- cost no more than their bytes; src/domain/recent-history.ts reads it and
 -- spells its field names): a user's last RECENT_KEPT points awards per
 -- system ('w<system slot>') and leaderboard changes per board ('b<board
 -- slot>'), so the reads a client makes right after an event need neither a
@@ -17,12 +19,19 @@
 -- their lists start complete, and a missing list means no history at all.
 local RECENT_KEPT = 10
 
+-- The fields of a recent-history text.
+local function recent_fields(text)
+  local r = {}
+  if text then
+    for f, v in string.gmatch(text, '([^=\n]+)=([^\n]*)') do r[f] = v end
+  end
+  return r
+end
+
 local function recent_view(rkey)
   if RKEY ~= rkey then
-    if RKEY ~= nil then error('one recent-history hash per call') end
-    R = {}
-    local flat = redis.call('HGETALL', rkey)
-    for i = 1, #flat, 2 do R[flat[i]] = flat[i + 1] end
+    if RKEY ~= nil then error('one recent history per call') end
+    R = recent_fields(redis.call('GET', rkey))
     RKEY = rkey
   end
   return R
@@ -30,8 +39,7 @@ end
 
 local function recent_set(rkey, field, value)
   recent_view(rkey)[field] = value
-  RCHANGED = RCHANGED or {}
-  RCHANGED[field] = value
+  RCHANGED = true
 end
 
 -- A user created by this call: everything they do from now on is kept.

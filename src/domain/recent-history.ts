@@ -1,8 +1,9 @@
 import { dateFromDay } from './time';
 
 /**
- * A user's recent history in Redis: a hash beside the user hash (src/redis/keys.ts
- * `recent`) holding, per points system and per leaderboard, the user's
+ * A user's recent history in Redis: a string beside the user hash (src/redis/keys.ts
+ * `recent`) of `field=value` lines (one string, not a hash: lists are longer
+ * than the 64 bytes a small hash's values may take) holding, per points system and per leaderboard, the user's
  * RECENT_KEPT newest awards and board changes, written and trimmed by the
  * script call that makes them (lua/lib/12-recent.lua). The reads a client
  * makes right after an event answer from it without Postgres when the
@@ -23,6 +24,20 @@ export const TRACKED_FIELD = 't';
 export const recentAwardsField = (systemSlot: number) => `w${systemSlot}`;
 /** The user's newest changes on a leaderboard (of one run). */
 export const recentBoardField = (boardSlot: number) => `b${boardSlot}`;
+
+/** The fields of a recent-history text. */
+export function decodeRecent(text: string | null): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text ? text.split('\n') : []) {
+    const eq = line.indexOf('=');
+    out.set(line.slice(0, eq), line.slice(eq + 1));
+  }
+  return out;
+}
+
+export function encodeRecent(fields: Map<string, string>): string {
+  return [...fields].map(([f, v]) => `${f}=${v}`).join('\n');
+}
 
 interface List {
   complete: boolean;

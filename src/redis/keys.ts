@@ -77,7 +77,7 @@ export class TenantKeys {
   }
   /**
    * A user's recent history (points awards, leaderboard changes; see
-   * src/domain/recent-history.ts): a hash beside the user hash, in the same slot.
+   * src/domain/recent-history.ts): a string beside the user hash, in the same slot.
    */
   recent(userId: string): string {
     return `${this.tag}:r:${userId}`;

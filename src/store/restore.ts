@@ -6,9 +6,8 @@ import { idempotencySlot } from '../domain/idempotency';
 import { scoreTick, splitGroup } from '../domain/leaderboards';
 import { completionsField } from '../domain/achievements';
 import type { TenantConfig, TenantConfigs } from './tenant-config';
-import type { TenantKeys } from '../redis/keys';
 import { awardId } from '../domain/points';
-import { encodeAward, encodeBoardChange, encodeList, RECENT_KEPT, recentAwardsField, recentBoardField, TRACKED_FIELD } from '../domain/recent-history';
+import { encodeAward, encodeBoardChange, encodeList, encodeRecent, RECENT_KEPT, recentAwardsField, recentBoardField, TRACKED_FIELD } from '../domain/recent-history';
 import type { Tenant, Tenants } from './tenants';
 
 const PAGE = 5000;
@@ -32,7 +31,9 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
   const tk = deps.keys.tenant(t.slot);
   const cfg = await deps.configs.publish(t);
 
-  // User hashes, a page of users at a time.
+  const recent = await recentLists(db, t, cfg);
+
+  // User hashes (and their recent history), a page of users at a time.
   let users = 0;
   let after = '';
   for (;;) {
@@ -47,15 +48,13 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
       for (const [field, [value]] of Object.entries(r.fields)) if (value !== null) set.push(field, value);
       if (set.length) pipe.hset(tk.user(r.user_id), ...set);
       // Rebuilt from Postgres, which holds everything: the user's recent history is known whole.
-      pipe.hset(tk.recent(r.user_id), TRACKED_FIELD, '1');
+      pipe.set(tk.recent(r.user_id), encodeRecent(new Map([[TRACKED_FIELD, '1'], ...(recent.get(r.user_id) ?? [])])));
     }
     await pipe.exec();
     const ids = page.map((r) => r.user_id);
     users += ids.length;
     after = ids[ids.length - 1]!;
   }
-
-  await restoreRecent(db, redis, tk, t, cfg);
 
   // Counters: users, and completions of each achievement.
   const counts = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE tenant_id = $1', [t.id]);
@@ -105,12 +104,17 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
 }
 
 /**
- * Each user's recent history (src/domain/recent-history.ts) from the rows it
- * mirrors: the newest awards per points system, and the newest changes on
+ * Each user's recent-history lists (src/domain/recent-history.ts) from the rows they
+ * mirror: the newest awards per points system, and the newest changes on
  * each board in the run of the user's latest change there.
  */
-async function restoreRecent(db: Pool, redis: RedisClient, tk: TenantKeys, t: Tenant, cfg: TenantConfig): Promise<void> {
-  const lists: [user: string, field: string, value: string][] = [];
+async function recentLists(db: Pool, t: Tenant, cfg: TenantConfig): Promise<Map<string, Map<string, string>>> {
+  const lists = new Map<string, Map<string, string>>();
+  const add = (user: string, field: string, value: string) => {
+    let mine = lists.get(user);
+    if (!mine) lists.set(user, (mine = new Map()));
+    mine.set(field, value);
+  };
   const systemSlot = new Map([...cfg.systemsByKey.values()].map((s) => [s.id, s.slot]));
   const awards = await db.query<{
     user_id: string; system_id: string; id: string; event_id: string | null; trigger_id: string; trigger_version: string | null;
@@ -135,7 +139,7 @@ async function restoreRecent(db: Pool, redis: RedisClient, tk: TenantKeys, t: Te
         date: r.d, boostTags: r.boosts.map((b) => b.slice(0, 8)),
       }));
     }
-    lists.push([group[0]!.user_id, recentAwardsField(slot), encodeList(entries.length === group.length, '', entries)]);
+    add(group[0]!.user_id, recentAwardsField(slot), encodeList(entries.length === group.length, '', entries));
   }
 
   const boardSlot = new Map([...cfg.boardsBySlot.values()].map((b) => [b.id, b.slot]));
@@ -161,14 +165,9 @@ async function restoreRecent(db: Pool, redis: RedisClient, tk: TenantKeys, t: Te
       at: r.at.getTime(), date: r.d, previousRank: r.previous_rank, rank: r.rank,
       previousValue: r.previous_value === null ? null : Number(r.previous_value), value: r.value === null ? null : Number(r.value),
     }));
-    lists.push([group[0]!.user_id, recentBoardField(slot), encodeList(complete, String(run), entries)]);
+    add(group[0]!.user_id, recentBoardField(slot), encodeList(complete, String(run), entries));
   }
-
-  for (let i = 0; i < lists.length; i += PAGE) {
-    const pipe = redis.pipeline();
-    for (const [user, field, value] of lists.slice(i, i + PAGE)) pipe.hset(tk.recent(user), field, value);
-    await pipe.exec();
-  }
+  return lists;
 }
 
 /** Rows already ordered by a key, in groups of equal keys. */

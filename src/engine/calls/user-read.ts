@@ -4,7 +4,7 @@ import { toMap } from '../../domain/users';
 
 /**
  * `fields` is empty for an unknown user; `unflushed`: the user's last change id while Postgres may lack it, else ''.
- * With `recent` (a list of the user's recent-history hash, src/domain/recent-history.ts) named:
+ * With `recent` (a list of the user's recent history, src/domain/recent-history.ts) named:
  * whether the user is tracked since creation, and the list ('' when none).
  */
 export type UserReadReply = { code: 'STALE' } | { code: 'OK'; unflushed: string; fields: Map<string, string>; tracked: boolean; recent: string };
