@@ -308,7 +308,7 @@ async function main(): Promise<void> {
       `| measure | value |`,
       `| --- | ---: |`,
       `| the machine's CPU time the host took for others during the run (steal; a quiet machine shows about 0) | ${Number.isNaN(stolen) ? 'n/a' : `${(100 * stolen).toFixed(1)}%`} |`,
-      `| Redis memory per user (${users.keys} user hashes and ${recent.keys} recent-history hashes, after the one-process event load): both / the user hash alone | ${Math.round((users.bytes + recent.bytes) / Math.max(1, users.keys))} / ${Math.round(users.bytes / Math.max(1, users.keys))} bytes |`,
+      `| Redis memory per user (${users.keys} user hashes and ${recent.keys} recent-history strings, after the one-process event load): both / the user hash alone | ${Math.round((users.bytes + recent.bytes) / Math.max(1, users.keys))} / ${Math.round(users.bytes / Math.max(1, users.keys))} bytes |`,
       `| Redis memory per stored idempotency key (${stored} keys in ${idem.keys} buckets) | ${(idem.bytes / Math.max(1, stored)).toFixed(1)} bytes |`,
       `| scaling from 1 to 2 workers (events/s) | ${(twoF.rps / laurelF.rps).toFixed(2)}x |`,
       `| flusher lag right after the event load | ${each((r) => `${r.lag.entries} entries, ${r.lag.seconds.toFixed(2)} s`)} |`,
