@@ -1,6 +1,7 @@
 -- TypeScript face: achievementCompleteCall in src/engine/calls/achievement-complete.ts (KEYS/ARGV built there in this order).
 -- Complete an API achievement for a user (created or updated from the body).
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set
+-- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set,
+--       6 the user's recent history
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 patch (JSON), 5 points
 --       program (JSON), 6 the user's own boosts (JSON), 7 local date,
 --       8 operation id, 9 achievement slot, 10 achievement id,
@@ -25,8 +26,12 @@ ach_complete(P, { i = ARGV[10], k = tonumber(slot) }, now)
 ach_composites(P, now)
 
 local created, changed = apply_user_patch(user, stats, patch, now, cfg)
-if created and #P.prog.tt > 0 then redis.call('ZADD', due, 'LT', now, id) end
+if created then
+  recent_track(KEYS[6])
+  if #P.prog.tt > 0 then redis.call('ZADD', due, 'LT', now, id) end
+end
 local points = pts_commit(P)
+pts_recent(P, KEYS[6], ARGV[8], now)
 local done = ach_commit(P, stats)
 append_change(stream, 'k', 'us', 'u', id, 'at', now, 'e', ARGV[8], 'd', ARGV[7],
   'c', created and now or '', 'p', changed and ARGV[4] or '', 'pa', points, 'ach', done, 'uf', changed_json())

@@ -13,7 +13,9 @@
 --       16 user id, 17 event attributes (JSON object, '' when none),
 --       18 the points program's text when ARGV 9 only names it ('' to use the stored one),
 --       19 retention due times 'base,r0,r1' (src/domain/retention.ts eventDueArg; '' when off)
--- KEYS 8: the retention due set (users by when the scheduler should next look at them)
+-- KEYS 8: the retention due set (users by when the scheduler should next look at them),
+--      9: the user's recent history (lua/lib/12-recent.lua)
+-- ARGV 20: the event's id (the operation its award ids derive from)
 -- Replies: {'STALE'} | {'PROGRAM'} (send its text) | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),
 --           leaderboard changes (JSON)}
@@ -67,7 +69,10 @@ end
 ach_metric(P, ntotal, now)
 
 local created, changed = apply_user_patch(user, stats, patch, now, cfg)
-if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, ARGV[16]) end
+if created then
+  recent_track(KEYS[9])
+  if #P.prog.tt > 0 then redis.call('ZADD', KEYS[6], 'LT', now, ARGV[16]) end
+end
 uset(user, total_field, total)
 -- Retention: the last active date, and when the scheduler should next look
 -- at the user (the earliest recap, reactivation or streak reminder that may
@@ -85,9 +90,10 @@ if ARGV[19] ~= '' and uget(user, 'cg') ~= '1' then
   if score then redis.call('ZADD', KEYS[8], score_text, ARGV[16]) end
 end
 local points = pts_commit(P)
+pts_recent(P, KEYS[9], ARGV[20], now)
 local done = ach_commit(P, stats)
 local periods = S and stk_commit(S) or '[]'
-local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], nslot, nvalue, ntotal, streak_len)
+local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], nslot, nvalue, ntotal, streak_len, KEYS[9], now)
 if member ~= '' then redis.call('SADD', idem, member) end
 append_change(stream, 'k', 'ev', 'e', ARGV[8], 't', total,
   'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards, 'uf', changed_json())

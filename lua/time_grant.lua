@@ -1,6 +1,6 @@
 -- TypeScript face: userJobCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- Grant the time-trigger points one user is due (called by the scheduler).
--- KEYS: 1 config, 2 user, 3 due set, 4 change stream
+-- KEYS: 1 config, 2 user, 3 due set, 4 change stream, 5 the user's recent history
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 the user's own boosts (JSON), 6 local date, 7 operation id
 -- Replies: {'STALE'} | {'OK', points changes (JSON)}
@@ -16,6 +16,7 @@ end
 local P = pts_new(user, {}, {}, ARGV[6], decode_once(ARGV[4]), cjson.decode(ARGV[5]))
 local next_due = pts_time(P, tonumber(created), now)
 local points = pts_commit(P)
+pts_recent(P, KEYS[5], ARGV[7], ARGV[2])
 if next_due then redis.call('ZADD', due, next_due, id) else redis.call('ZREM', due, id) end
 if points ~= '{}' or CHANGED_N > 0 then
   append_change(stream, 'k', 'tg', 'u', id, 'at', ARGV[2], 'e', ARGV[7], 'd', ARGV[6], 'pa', points, 'uf', changed_json())

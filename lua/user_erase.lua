@@ -1,6 +1,6 @@
 -- TypeScript face: userEraseCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- Erase one user's hot state (DELETE /admin/v1/users/{id}, see
--- src/store/privacy.ts): the user hash, the tenant's counters that counted
+-- src/store/privacy.ts): the user hash and recent history, the tenant's counters that counted
 -- them (users, each achievement's completions), their place in the
 -- time-trigger due set, every leaderboard set (the others re-rank) and the
 -- retention due set (passed among the sets),
@@ -8,7 +8,7 @@
 -- stream (no user id in it): its position splits the user's records into
 -- those before the erasure, which the flusher drops, and those after.
 -- KEYS: 1 user, 2 tenant stats, 3 time-trigger due set, 4 change stream,
---       then ARGV 2 leaderboard sets, then one idempotency bucket per member
+--       5 the user's recent history, then ARGV 2 leaderboard sets, then one idempotency bucket per member
 -- ARGV: 1 user id, 2 number of leaderboard sets, then the user's idempotency
 --       members (each in the bucket named by the matching key)
 -- Replies: {existed (1|0), the marker's stream id}
@@ -32,8 +32,9 @@ for i = 1, #flat, 2 do
   end
 end
 if #flat > 0 then redis.call('DEL', user) end
+redis.call('DEL', KEYS[5])
 redis.call('ZREM', due, id)
-for i = 1, boards do redis.call('ZREM', KEYS[4 + i], id) end
-for i = 3, #ARGV do redis.call('SREM', KEYS[4 + boards + i - 2], ARGV[i]) end
+for i = 1, boards do redis.call('ZREM', KEYS[5 + i], id) end
+for i = 3, #ARGV do redis.call('SREM', KEYS[5 + boards + i - 2], ARGV[i]) end
 local marker = redis.call('XADD', stream, '*', 'k', 'er')
 return {existed, marker}

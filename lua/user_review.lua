@@ -3,7 +3,7 @@
 -- scheduler after achievements are activated or edited). Completing is
 -- idempotent: an achievement already held is skipped, so its points triggers
 -- never fire twice.
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats
+-- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 the user's recent history
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 review program (JSON),
 --       5 the user's own boosts (JSON), 6 local date, 7 operation id
 -- Replies: {'STALE'} | {'OK', completions (JSON)}
@@ -20,6 +20,7 @@ if P.prog.sk.act ~= '' then
   ach_composites(P, now)
 end
 local points = pts_commit(P)
+pts_recent(P, KEYS[5], ARGV[7], now)
 local done = ach_commit(P, stats)
 if done ~= '[]' or CHANGED_N > 0 then
   -- 'o': a review's completions are backdated (webhooks do not report them).

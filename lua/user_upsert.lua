@@ -1,6 +1,7 @@
 -- TypeScript face: userUpsertCall in src/engine/calls/user-upsert.ts (KEYS/ARGV built there in this order).
 -- Create or update a user's profile (user_creation points triggers included).
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set
+-- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set,
+--       6 the user's recent history
 -- ARGV: 1 config version, 2 now (ms), 3 mode ('upsert' | 'update'),
 --       4 user id, 5 patch (JSON object), 6 points program (JSON),
 --       7 the user's own boosts (JSON), 8 local date, 9 operation id
@@ -21,8 +22,12 @@ end
 ach_composites(P, now)
 
 local created, changed = apply_user_patch(user, stats, patch, now, cfg)
-if created and #P.prog.tt > 0 then redis.call('ZADD', KEYS[5], 'LT', now, id) end
+if created then
+  recent_track(KEYS[6])
+  if #P.prog.tt > 0 then redis.call('ZADD', KEYS[5], 'LT', now, id) end
+end
 local points = pts_commit(P)
+pts_recent(P, KEYS[6], ARGV[9], now)
 local done = ach_commit(P, stats)
 if CHANGED_N > 0 or done ~= '[]' then
   append_change(stream, 'k', 'us', 'u', id, 'at', now, 'e', ARGV[9], 'd', ARGV[8],

@@ -157,12 +157,15 @@ t.test('while Postgres is away, reads that need it answer 503, never stale data'
   await s.drain();
   await relay.cut();
   t.equal((await s.event('m', { user: { id: 'away' }, value: 1 })).status, 201, 'events keep flowing');
-  for (const path of ['/v1/users/away/points/xp?awards=5', '/v1/users/long/streak?historyPeriods=8', '/v1/points/xp/summary']) {
+  // (The user's recent awards no longer need Postgres: they come from Redis, below.)
+  for (const path of ['/v1/users/away/points/xp/event-summary?aggregation=daily&startDate=2026-03-01&endDate=2026-03-31', '/v1/users/long/streak?historyPeriods=8', '/v1/points/xp/summary']) {
     const r = await s.call('GET', path);
     t.equal(r.status, 503, path);
     t.equal(r.headers.get('retry-after'), '1');
   }
   t.equal((await s.call('GET', '/v1/users/away/metrics/m')).body.current, 2, 'reads served from Redis alone still answer');
+  const recent = await s.call('GET', '/v1/users/away/points/xp?awards=5');
+  t.same(recent.body.awards.map((x: { awarded: number }) => x.awarded), [10, 10], 'the recent awards too');
   const streak = await s.call('GET', '/v1/users/long/streak');
   t.same(streak.body.streakHistory.map((p: { length: number }) => p.length), [2, 3, 4, 5, 6, 7, 8], 'a streak with its default history too');
   await relay.restore();

@@ -60,6 +60,10 @@ end
 -- (src/store/restore.ts). Numbers are stored as the same text everywhere.
 local UKEY, U = nil, nil
 local CHANGED, CHANGED_N = {}, 0
+-- The user's recent history (lua/lib/12-recent.lua), read whole on first
+-- use and written once by end_call, like the user hash; RCHANGED is true
+-- once it changed.
+local RKEY, R, RCHANGED = nil, nil, nil
 -- The id of the change record this call appended (nil: none).
 local LAST_CHANGE = nil
 
@@ -70,6 +74,7 @@ local function begin_call()
   UKEY, U = nil, nil
   CHANGED, CHANGED_N = {}, 0
   LAST_CHANGE = nil
+  RKEY, R, RCHANGED = nil, nil, nil
 end
 
 -- Append the call's change record (field, value, ...) to the tenant's stream.
@@ -102,8 +107,14 @@ local function uget(user_key, field)
   return u[field] or false
 end
 
--- Write what the call changed: one HSET, one HDEL at most.
+-- Write what the call changed: one HSET, one HDEL at most (and one SET of
+-- the recent history: 'field=value' lines).
 local function end_call()
+  if RCHANGED then
+    local lines = {}
+    for f, v in pairs(R) do lines[#lines + 1] = f .. '=' .. v end
+    redis.call('SET', RKEY, table.concat(lines, '\n'))
+  end
   if CHANGED_N == 0 and not LAST_CHANGE then return end
   local set, n, del = {}, 0, nil
   if LAST_CHANGE and UKEY then

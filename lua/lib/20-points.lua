@@ -7,7 +7,7 @@
 -- src/domain/points.ts buildProgram) and the user's own boosts.
 local function pts_new(user_key, patch, event_attrs, date, prog, user_boosts)
   return { user = user_key, patch = patch, ea = event_attrs or EMPTY, date = date, prog = prog,
-    ub = user_boosts, sys = {}, order = {}, writes = {}, done = {}, blocked = nil }
+    ub = user_boosts, sys = {}, order = {}, writes = {}, done = {}, blocked = nil, slots = {} }
 end
 
 -- A user attribute as it will be once the patch is applied.
@@ -85,6 +85,13 @@ local function pts_grant(P, t, amount)
   if amount == 0 then return true end
   st.a = st.a + amount
   st.aw[#st.aw + 1] = { t = t.i, v = t.v, si = t.si, a = amount, tot = st.a, bo = boosts }
+  -- The trigger's slot beside each award, for the recent list (not in the change record).
+  local slots = P.slots[t.s]
+  if not slots then
+    slots = {}
+    P.slots[t.s] = slots
+  end
+  slots[#st.aw] = t.k
   return true
 end
 
@@ -168,4 +175,35 @@ local function pts_commit(P)
   end
   if not any then return '{}' end
   return cjson.encode(out)
+end
+
+-- Keep the awards of this call in the user's recent lists (lua/lib/12-recent.lua),
+-- one list per system: 'op,at,index,trigger slot,version tag,awarded,total'
+-- and, for a boosted award, ',local date,boost id prefixes joined by .'
+-- (src/domain/recent-history.ts decodes it). `op` is the operation id
+-- the award ids derive from, `now` its time (ms, as text).
+local function pts_recent(P, rkey, op, now)
+  local oid = string.gsub(op, '-', '')
+  local order = P.order
+  for i = 1, #order do
+    local s = order[i]
+    local st = P.sys[s]
+    local aw = st.aw
+    if #aw > 0 then
+      local slots, entries = P.slots[s], {}
+      -- Newest first: the last award of the call is the latest (Postgres orders them by seq).
+      for j = #aw, 1, -1 do
+        local a = aw[j]
+        local e = oid .. ',' .. now .. ',' .. INT[j - 1] .. ',' .. INT[slots[j]] .. ',' .. string.sub(a.v or '', 1, 8)
+          .. ',' .. recent_num(a.a) .. ',' .. recent_num(a.tot)
+        if #a.bo > 0 then
+          local bs = {}
+          for b = 1, #a.bo do bs[b] = string.sub(a.bo[b], 1, 8) end
+          e = e .. ',' .. P.date .. ',' .. table.concat(bs, '.')
+        end
+        entries[#entries + 1] = e
+      end
+      recent_push(rkey, fname('w', s), '', entries)
+    end
+  end
 end

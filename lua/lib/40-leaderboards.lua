@@ -9,8 +9,12 @@ local LB_MAX = 2147483647
 -- boards: what the server computed for this event (each: k slot, i id, r run,
 -- rb 'm'|'p'|'s', ms metric slot, ss system slot, rep repeating, mx limit,
 -- bd breakdown attribute keys). keys: prefix of board keys, tick hash.
-local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, total, streak_len)
+-- Each change also goes to the user's recent list of the board (rkey; see
+-- lua/lib/12-recent.lua): 'at,local date offset,previous rank,rank,previous
+-- value,value' ('' for none, as Postgres keeps them).
+local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, total, streak_len, rkey, now)
   local out = {}
+  local offset = nil
   for i = 1, #boards do
     local b = boards[i]
     local v, d = nil, nil
@@ -80,6 +84,9 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
           .. ',"pr":' .. INT[prev_rank and prev_rank + 1 or -1] .. ',"pv":' .. INT[prev_val or -1]
           .. ',"th":' .. INT[threshold] .. ',"nv":' .. INT[iv] .. ',"sc":"' .. score .. '","ev":'
           .. (#evicted > 0 and cjson.encode(evicted) or '[]') .. '}'
+        offset = offset or day_offset(P.date, now)
+        recent_push(rkey, fname('b', b.k), INT[b.r], { now .. ',' .. offset .. ',' .. (prev_rank and INT[prev_rank + 1] or '')
+          .. ',' .. (rank and INT[rank + 1] or '') .. ',' .. (prev_rank and INT[prev_val] or '') .. ',' .. (rank and INT[iv] or '') })
       end
     end
   end

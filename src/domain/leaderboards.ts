@@ -157,6 +157,17 @@ export function readDate(b: Pick<LeaderboardConfig, 'status' | 'start' | 'end'>,
   return today < b.start ? b.start : today;
 }
 
+/**
+ * Whether run `r` has ended everywhere by `now`, so that the scheduler may
+ * have stored its final rankings (its last day is the run's, or the
+ * board's end date when that comes first).
+ */
+export function runMayBeFinal(b: Pick<LeaderboardConfig, 'start' | 'end' | 'runUnit' | 'runInterval'>, r: number, now: number): boolean {
+  const dates = runDates(b, r);
+  const last = b.end !== null && (dates.end === null || dates.end > b.end) ? b.end : dates.end;
+  return last !== null && now >= runFinalAt(last);
+}
+
 /** A scheduled board opens when its start date begins anywhere (UTC+14 is first). */
 export function opensAt(start: string): number {
   return Date.parse(`${start}T00:00:00Z`) - 14 * 3_600_000;

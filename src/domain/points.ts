@@ -130,13 +130,19 @@ export function filtersMatch(filters: Filter[], attrs: Record<string, string>): 
  * user write, with no metric): compact arrays, built once per config version.
  */
 /**
- * A trigger as it stands now (it changes whenever the trigger is edited):
- * each award records the version that paid it, so the award keeps showing
- * that trigger after an edit or a deletion (see points_trigger_versions).
+ * A trigger as it stands now, the names it shows included (it changes
+ * whenever the trigger is edited or its metric or achievement renamed): each
+ * award records the version that paid it, so the award keeps showing that
+ * trigger after an edit or a deletion (see points_trigger_versions), and a
+ * user's recent awards in Redis can tell whether that is still the trigger
+ * as configured (src/services/recent-reads.ts).
  */
-export const triggerVersion = (t: TriggerConfig) => derivedId('trigger-version', t.id, t.updated);
+export const triggerVersion = (t: TriggerConfig, names: ReturnType<typeof triggerNames>) =>
+  derivedId('trigger-version', t.id, t.updated, (t.metricId && names.metric(t.metricId)) || '', (t.achievementId && names.achievement(t.achievementId)) || '');
 
-export function buildProgram(systems: PointsSystemConfig[], achievements: AchievementConfig[], streak: StreakConfig | null, metricId: string | null): string {
+export function buildProgram(
+  systems: PointsSystemConfig[], achievements: AchievementConfig[], streak: StreakConfig | null, metricId: string | null, names: ReturnType<typeof triggerNames>,
+): string {
   const mt: unknown[] = [];
   const uc: unknown[] = [];
   const tt: unknown[] = [];
@@ -150,7 +156,7 @@ export function buildProgram(systems: PointsSystemConfig[], achievements: Achiev
     if (s.maxPoints !== null) max[s.slot] = s.maxPoints;
     for (const t of s.triggers) {
       if (t.status !== 'active') continue;
-      const base = { i: t.id, v: triggerVersion(t), k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
+      const base = { i: t.id, v: triggerVersion(t, names), k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
       if (t.type === 'metric' && t.metricId === metricId) mt.push({ ...base, th: t.metricThreshold, ea: t.eventAttributes });
       if (t.type === 'user_creation') uc.push(base);
       if (t.type === 'time') tt.push({ ...base, b: 0, iv: intervalMs(t), act: t.activated ?? 0 });

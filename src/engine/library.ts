@@ -10,18 +10,18 @@ export const LUA_DIR = path.resolve(__dirname, '../../../lua');
 
 /** Script name → number of KEYS it takes. */
 const SCRIPTS = {
-  event: 8,
-  user_upsert: 5,
-  time_grant: 4,
-  achievement_complete: 5,
-  user_review: 4,
+  event: 9,
+  user_upsert: 6,
+  time_grant: 5,
+  achievement_complete: 6,
+  user_review: 5,
   streak_read: 3,
   streak_admin: 3,
-  user_read: 3,
+  user_read: 4,
   board_read: 1,
   config_publish: 2,
   rate_limit: 1,
-  user_erase: 4,
+  user_erase: 5,
   retention_next: 1,
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;

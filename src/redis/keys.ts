@@ -75,6 +75,13 @@ export class TenantKeys {
   user(userId: string): string {
     return `${this.tag}:u:${userId}`;
   }
+  /**
+   * A user's recent history (points awards, leaderboard changes; see
+   * src/domain/recent-history.ts): a string beside the user hash, in the same slot.
+   */
+  recent(userId: string): string {
+    return `${this.tag}:r:${userId}`;
+  }
   /** A bucket of used idempotency keys (a set of 64-bit integers). */
   idempotency(bucket: number): string {
     return `${this.tag}:i:${bucket}`;

@@ -6,7 +6,7 @@ import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
 import type { TenantKeys } from '../redis/keys';
 import { scanKeys } from '../redis/client';
-import { opensAt, runDates, runFinalAt, RunUnit, scoreValue } from '../domain/leaderboards';
+import { opensAt, runDates, runFinalAt, runMayBeFinal, RunUnit, scoreValue } from '../domain/leaderboards';
 import { configTx } from '../store/config-tx';
 import { tx } from '../store/db';
 import type { Tenant } from '../store/tenants';
@@ -152,9 +152,7 @@ export class Scheduler {
       }
       // Finalize ended runs, in order (a bounded number per pass); a perpetual board has one run.
       for (let r = b.finalized_run + 1, n = 0; n < 100 && (b.run_unit !== null || r === 0); r++, n++) {
-        const dates = runDates(shape, r);
-        const last = b.end !== null && (dates.end === null || dates.end > b.end) ? b.end : dates.end;
-        if (last === null || now < runFinalAt(last) || (b.end !== null && dates.start > b.end)) break;
+        if (!runMayBeFinal(shape, r, now) || (b.end !== null && runDates(shape, r).start > b.end)) break;
         await this.finalizeRun(t, b.id, b.slot, r);
       }
       if (b.end !== null && now >= runFinalAt(b.end)) moves.push([b.id, 'finished']);

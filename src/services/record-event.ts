@@ -64,7 +64,7 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
         programName: metric.slot, userBoosts: userBoostsArg(cfg.userBoosts.get(userId)), date, streak: streakArg(cfg.streak, date),
         boards: eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled),
         maxBacklog: ctx.config.maxBacklog, userId, attributes: body.attributes ? JSON.stringify(body.attributes) : '', program,
-        retentionDue: eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone),
+        retentionDue: eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone), eventId,
       });
     };
     const settled = await inUserZone(ctx.zones, zones, guess, async (zone) => {

@@ -41,26 +41,46 @@ export async function writeFields(
   });
 }
 
+export interface ReadUser {
+  principal: Principal;
+  tenant: Tenant;
+  cfg: TenantConfig;
+  id: string;
+  fields: Map<string, string>;
+  /** The user's last change id while Postgres may lack it, else '' (see postgresThrough). */
+  unflushed: string;
+  /** With `recent`: whether the user is tracked since creation, and the list asked for ('' when none; src/domain/recent-history.ts). */
+  tracked: boolean;
+  recent: string;
+}
+
 /**
  * Read a user's hash with a config that matches it; 404 for an unknown user.
  * With `postgres` the caller goes on to read the user's rows in Postgres:
  * any of the user's change records still unflushed are written first.
+ * `recent` names a list of the user's recent history to read with the hash
+ * (given the config; '' for none).
  */
 export async function readUser(
   ctx: Ctx,
   req: Request,
-  opts: { postgres?: boolean } = {},
-): Promise<{ principal: Principal; tenant: Tenant; cfg: TenantConfig; id: string; fields: Map<string, string> }> {
+  opts: { postgres?: boolean; recent?: (cfg: TenantConfig) => string } = {},
+): Promise<ReadUser> {
   const { principal, tenant } = await identify(ctx, req);
   const id = req.params[0]!;
   requireUser(principal, id);
   const tk = ctx.keys.tenant(tenant.slot);
   const u = await withConfig(ctx.configs, tenant, async (cfg) => {
-    const r = await userReadCall(ctx.engine, tk, { ver: cfg.ver, userId: id });
+    const r = await userReadCall(ctx.engine, tk, { ver: cfg.ver, userId: id, recent: opts.recent?.(cfg) });
     if (r.code === 'STALE') return STALE;
     if (!r.fields.has('c')) throw notFound(`User "${id}" not found`);
-    return { principal, tenant, cfg, id, fields: r.fields, unflushed: r.unflushed };
+    return { principal, tenant, cfg, id, fields: r.fields, unflushed: r.unflushed, tracked: r.tracked, recent: r.recent };
   });
-  if (opts.postgres && u.unflushed) await ctx.durable.through(tenant, id, u.unflushed);
+  if (opts.postgres) await postgresThrough(ctx, u);
   return u;
+}
+
+/** Before reading a user's rows in Postgres: write the user's change records it may lack yet. */
+export async function postgresThrough(ctx: Ctx, u: ReadUser): Promise<void> {
+  if (u.unflushed) await ctx.durable.through(u.tenant, u.id, u.unflushed);
 }

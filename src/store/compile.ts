@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { MetricConfig, TenantConfig } from './tenant-config';
-import { buildProgram, BoostConfig, Filter, LevelConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
+import { buildProgram, triggerNames, BoostConfig, Filter, LevelConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
 import type { LeaderboardConfig } from '../domain/leaderboards';
@@ -141,7 +141,7 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
     program(metricId) {
       let p = this.programs.get(metricId);
       if (p === undefined) {
-        p = buildProgram([...this.systemsByKey.values()], [...this.achievementsById.values()], this.streak, metricId);
+        p = buildProgram([...this.systemsByKey.values()], [...this.achievementsById.values()], this.streak, metricId, triggerNames(this));
         this.programs.set(metricId, p);
       }
       return p;

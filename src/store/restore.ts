@@ -5,7 +5,9 @@ import type { RedisClient } from '../redis/client';
 import { idempotencySlot } from '../domain/idempotency';
 import { scoreTick, splitGroup } from '../domain/leaderboards';
 import { completionsField } from '../domain/achievements';
-import type { TenantConfigs } from './tenant-config';
+import type { TenantConfig, TenantConfigs } from './tenant-config';
+import { awardId } from '../domain/points';
+import { encodeAward, encodeBoardChange, encodeList, encodeRecent, RECENT_KEPT, recentAwardsField, recentBoardField, TRACKED_FIELD } from '../domain/recent-history';
 import type { Tenant, Tenants } from './tenants';
 
 const PAGE = 5000;
@@ -29,7 +31,9 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
   const tk = deps.keys.tenant(t.slot);
   const cfg = await deps.configs.publish(t);
 
-  // User hashes, a page of users at a time.
+  const recent = await recentLists(db, t, cfg);
+
+  // User hashes (and their recent history), a page of users at a time.
   let users = 0;
   let after = '';
   for (;;) {
@@ -43,6 +47,8 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
       const set: string[] = [];
       for (const [field, [value]] of Object.entries(r.fields)) if (value !== null) set.push(field, value);
       if (set.length) pipe.hset(tk.user(r.user_id), ...set);
+      // Rebuilt from Postgres, which holds everything: the user's recent history is known whole.
+      pipe.set(tk.recent(r.user_id), encodeRecent(new Map([[TRACKED_FIELD, '1'], ...(recent.get(r.user_id) ?? [])])));
     }
     await pipe.exec();
     const ids = page.map((r) => r.user_id);
@@ -95,6 +101,86 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
   for (const [field, tick] of ticks) pipe.hset(tk.boardTicks, field, String(tick));
   await pipe.exec();
   return users;
+}
+
+/**
+ * Each user's recent-history lists (src/domain/recent-history.ts) from the rows they
+ * mirror: the newest awards per points system, and the newest changes on
+ * each board in the run of the user's latest change there.
+ */
+async function recentLists(db: Pool, t: Tenant, cfg: TenantConfig): Promise<Map<string, Map<string, string>>> {
+  const lists = new Map<string, Map<string, string>>();
+  const add = (user: string, field: string, value: string) => {
+    let mine = lists.get(user);
+    if (!mine) lists.set(user, (mine = new Map()));
+    mine.set(field, value);
+  };
+  const systemSlot = new Map([...cfg.systemsByKey.values()].map((s) => [s.id, s.slot]));
+  const awards = await db.query<{
+    user_id: string; system_id: string; id: string; event_id: string | null; trigger_id: string; trigger_version: string | null;
+    awarded: string; total: string; at: Date; d: string; boosts: string[]; n: number;
+  }>(
+    `SELECT user_id, system_id, id, event_id, trigger_id, trigger_version, awarded::text, total::text, at, to_char(local_date, 'YYYY-MM-DD') AS d, boosts, n::int
+     FROM (SELECT *, row_number() OVER (PARTITION BY user_id, system_id ORDER BY seq DESC) AS n FROM points_awards WHERE tenant_id = $1) a
+     WHERE n <= $2 ORDER BY user_id, system_id, n`,
+    [t.id, RECENT_KEPT + 1],
+  );
+  for (const group of runs(awards.rows, (r) => `${r.user_id}\0${r.system_id}`)) {
+    const slot = systemSlot.get(group[0]!.system_id);
+    if (slot === undefined) continue;
+    const entries: string[] = [];
+    for (const r of group.slice(0, RECENT_KEPT)) {
+      // The award's place among its operation's, which its id derives from.
+      const index = r.event_id === null ? -1 : [...Array(RECENT_KEPT).keys()].find((i) => awardId(r.event_id!, r.trigger_id, i) === r.id) ?? -1;
+      if (index < 0) break;
+      entries.push(encodeAward({
+        opId: r.event_id!, at: r.at.getTime(), index, triggerSlot: cfg.triggersById.get(r.trigger_id)?.slot ?? -1,
+        versionTag: r.trigger_version?.slice(0, 8) ?? '', awarded: Number(r.awarded), total: Number(r.total),
+        date: r.d, boostTags: r.boosts.map((b) => b.slice(0, 8)),
+      }));
+    }
+    add(group[0]!.user_id, recentAwardsField(slot), encodeList(entries.length === group.length, '', entries));
+  }
+
+  const boardSlot = new Map([...cfg.boardsBySlot.values()].map((b) => [b.id, b.slot]));
+  const changes = await db.query<{
+    leaderboard_id: string; user_id: string; run: number; at: Date; d: string;
+    previous_rank: number | null; rank: number | null; previous_value: string | null; value: string | null;
+  }>(
+    `SELECT leaderboard_id, user_id, run, at, to_char(local_date, 'YYYY-MM-DD') AS d, previous_rank, rank, previous_value, value
+     FROM (SELECT *, row_number() OVER (PARTITION BY leaderboard_id, user_id ORDER BY at DESC, seq DESC) AS n FROM leaderboard_events WHERE tenant_id = $1) e
+     WHERE n <= $2 ORDER BY leaderboard_id, user_id, n`,
+    [t.id, RECENT_KEPT + 1],
+  );
+  for (const group of runs(changes.rows, (r) => `${r.leaderboard_id}\0${r.user_id}`)) {
+    const slot = boardSlot.get(group[0]!.leaderboard_id);
+    if (slot === undefined) continue;
+    const run = group[0]!.run;
+    const end = group.findIndex((r) => r.run !== run);
+    const mine = end < 0 ? group : group.slice(0, end);
+    // Whole when the run's changes end within the rows read, at an earlier run
+    // or at the user's first change (runs move on, but for a zone change).
+    const complete = mine.length <= RECENT_KEPT && (end < 0 ? group.length <= RECENT_KEPT : group[end]!.run < run);
+    const entries = mine.slice(0, RECENT_KEPT).map((r) => encodeBoardChange({
+      at: r.at.getTime(), date: r.d, previousRank: r.previous_rank, rank: r.rank,
+      previousValue: r.previous_value === null ? null : Number(r.previous_value), value: r.value === null ? null : Number(r.value),
+    }));
+    add(group[0]!.user_id, recentBoardField(slot), encodeList(complete, String(run), entries));
+  }
+  return lists;
+}
+
+/** Rows already ordered by a key, in groups of equal keys. */
+function runs<R>(rows: R[], key: (r: R) => string): R[][] {
+  const out: R[][] = [];
+  let last: string | null = null;
+  for (const r of rows) {
+    const k = key(r);
+    if (k !== last) out.push([]);
+    out[out.length - 1]!.push(r);
+    last = k;
+  }
+  return out;
 }
 
 /**

@@ -103,7 +103,7 @@ export class TenantConfigs {
   /** Store each trigger's current version as an award will show it (once; a version never changes). */
   private async keepTriggerVersions(tenantId: string, cfg: TenantConfig): Promise<void> {
     const names = triggerNames(cfg);
-    const rows = [...cfg.triggersById.values()].map((tr) => ({ id: triggerVersion(tr), t: tr.id, j: triggerAppJson(tr, names) }));
+    const rows = [...cfg.triggersById.values()].map((tr) => ({ id: triggerVersion(tr, names), t: tr.id, j: triggerAppJson(tr, names) }));
     if (!rows.length) return;
     await this.db.query(
       `INSERT INTO points_trigger_versions (id, tenant_id, trigger_id, trigger)

@@ -5,11 +5,13 @@ import { invalid, notFound } from '../../errors';
 import { boolParam, intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
-import { boardAt, boardJson, boardNames, LeaderboardConfig, readDate, runDates, runIndex, scoreValue, joinGroup } from '../../domain/leaderboards';
+import { boardAt, boardJson, boardNames, LeaderboardConfig, readDate, runDates, runIndex, runMayBeFinal, scoreValue, joinGroup } from '../../domain/leaderboards';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { Tenant } from '../../store/tenants';
 import { attributeQuery } from '../../services/user-input';
-import { readUser } from '../../services/user-calls';
+import { postgresThrough, readUser, ReadUser } from '../../services/user-calls';
+import { recentBoardJson } from '../../services/recent-reads';
+import { recentBoardField } from '../../domain/recent-history';
 import { NAME_FIELD, attributeField } from '../../domain/user-hash';
 
 interface Ranking {
@@ -126,14 +128,16 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       method: 'get',
       pattern: '/v1/users/:id/leaderboards/:key',
       handler: async (req) => {
-        const u = await readUser(ctx, req, { postgres: true });
-        const b = visible(u.cfg, req.params[1]!);
+        const key = req.params[1]!;
+        const u = await readUser(ctx, req, { recent: (cfg) => { const b = cfg.boardsByKey.get(key); return b ? recentBoardField(b.slot) : ''; } });
+        const b = visible(u.cfg, key);
         const run = runOf(b, req);
         const numEvents = intParam(req.query, 'numEvents', 10, 0, 100);
         const group = b.breakdownKeys.map((k) => u.fields.get(attributeField(k)) ?? '');
         let rank: number | null = null;
         let value: number | null = null;
-        if (await isFinal(ctx, u.tenant, b, run)) {
+        // A run still running (or not yet stored as final) is read live from Redis.
+        if (runMayBeFinal(b, run, ctx.clock.now()) && (await isFinal(ctx, u.tenant, b, run))) {
           const { rows } = await ctx.db.query<{ rank: number; value: number }>(
             'SELECT rank, value::float8 AS value FROM leaderboard_results WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4',
             [u.tenant.id, b.id, run, u.id],
@@ -146,30 +150,38 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
           rank = r === null ? null : r + 1;
           value = s === null ? null : decode(s);
         }
-        const { rows } = await ctx.db.query<{ d: string; at: Date; previous_rank: number | null; rank: number | null; previous_value: string | null; value: string | null }>({
-          name: 'board-user-history',
-          text: `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, at, previous_rank, rank, previous_value, value FROM leaderboard_events
-                 WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4 ORDER BY at DESC, seq DESC LIMIT $5`,
-          values: [u.tenant.id, b.id, run, u.id, numEvents],
-        });
+        // The user's newest changes kept in Redis when they reach as far as asked, else Postgres's.
+        const history = recentBoardJson(u.recent, u.tracked, run, numEvents) ?? (await boardHistory(ctx, u, b, run, numEvents));
         const dates = runDates(b, run);
         return reply(200, {
           ...boardJson(b, boardNames(u.cfg, b)),
           ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
           rank,
           value,
-          history: rows.map((e) => ({
-            date: e.d,
-            timestamp: e.at.toISOString(),
-            previousRank: e.previous_rank,
-            rank: e.rank,
-            previousValue: e.previous_value === null ? null : Number(e.previous_value),
-            value: e.value === null ? null : Number(e.value),
-          })),
+          history,
         });
       },
     },
   ];
+}
+
+/** A user's `n` newest changes on a board's run, from Postgres (after writing what it may lack of the user's). */
+async function boardHistory(ctx: Ctx, u: ReadUser, b: LeaderboardConfig, run: number, n: number) {
+  await postgresThrough(ctx, u);
+  const { rows } = await ctx.db.query<{ d: string; at: Date; previous_rank: number | null; rank: number | null; previous_value: string | null; value: string | null }>({
+    name: 'board-user-history',
+    text: `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, at, previous_rank, rank, previous_value, value FROM leaderboard_events
+           WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4 ORDER BY at DESC, seq DESC LIMIT $5`,
+    values: [u.tenant.id, b.id, run, u.id, n],
+  });
+  return rows.map((e) => ({
+    date: e.d,
+    timestamp: e.at.toISOString(),
+    previousRank: e.previous_rank,
+    rank: e.rank,
+    previousValue: e.previous_value === null ? null : Number(e.previous_value),
+    value: e.value === null ? null : Number(e.value),
+  }));
 }
 
 /** Whether a run's final rankings have been stored (and its live sets dropped). */

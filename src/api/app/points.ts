@@ -7,7 +7,9 @@ import { reply, Request, Route } from '../../http/server';
 import { boostJson, BoostConfig, filtersMatch, levelFor, levelJson, PointsSystemConfig, systemJson, triggerAppJson, triggerNames } from '../../domain/points';
 import { localDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
-import { readUser } from '../../services/user-calls';
+import { postgresThrough, readUser } from '../../services/user-calls';
+import { recentAwardsJson } from '../../services/recent-reads';
+import { recentAwardsField } from '../../domain/recent-history';
 import { attributeQuery } from '../../services/user-input';
 import { eventSummary, POINTS_AWARDS } from './event-summary';
 import type { PointsRange } from '../../wire/app';
@@ -37,22 +39,27 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/users/:id/points/:key',
       handler: async (req) => {
         const n = intParam(req.query, 'awards', 10, 1, 100);
-        const u = await readUser(ctx, req, { postgres: true });
-        const s = systemOf(u.cfg, req.params[1]!);
+        const key = req.params[1]!;
+        const u = await readUser(ctx, req, { recent: (cfg) => { const s = cfg.systemsByKey.get(key); return s ? recentAwardsField(s.slot) : ''; } });
+        const s = systemOf(u.cfg, key);
         const held = u.fields.get(pointsField(s.slot));
         const total = Number(held ?? 0);
+        const level = levelFor(s.levels, total);
         // Every award writes the system's total into the user hash: without
-        // one there is no award to look up. Else a named statement, which
-        // Postgres plans once per connection rather than on every read.
+        // one there is no award to look up. Else the user's newest awards
+        // kept in Redis, when they reach as far as asked.
+        const recent = held === undefined ? [] : recentAwardsJson(u.cfg, s, u.recent, u.tracked, n);
+        if (recent) return reply(200, { ...systemJson(s), total, level: level ? levelJson(level) : null, awards: recent });
+        await postgresThrough(ctx, u);
+        // A named statement, which Postgres plans once per connection rather than on every read.
         // Each award with the trigger version that paid it (it outlives edits and deletion).
-        const { rows } = held === undefined ? { rows: [] } : await ctx.db.query<{ id: string; trigger_id: string; trigger: Record<string, unknown> | null; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
+        const { rows } = await ctx.db.query<{ id: string; trigger_id: string; trigger: Record<string, unknown> | null; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
           name: 'points-recent-awards',
           text: `SELECT a.id, a.trigger_id, v.trigger, a.awarded::float8 AS awarded, a.total::float8 AS total, a.at, to_char(a.local_date, 'YYYY-MM-DD') AS local_date, a.boosts
                  FROM points_awards a LEFT JOIN points_trigger_versions v ON v.id = a.trigger_version
                  WHERE a.tenant_id = $1 AND a.user_id = $2 AND a.system_id = $3 ORDER BY a.seq DESC LIMIT $4`,
           values: [u.tenant.id, u.id, s.id, n],
         });
-        const level = levelFor(s.levels, total);
         return reply(200, {
           ...systemJson(s),
           total,

@@ -31,6 +31,8 @@ export interface EventArgs {
   program: string;
   /** Retention due times 'base,r0,r1' ('' when off). */
   retentionDue: string;
+  /** The event's id (its award ids derive from it; kept in the user's recent awards). */
+  eventId: string;
 }
 
 export type EventReply =
@@ -46,10 +48,10 @@ export type EventReply =
 export async function eventCall(engine: Engine, tk: TenantKeys, a: EventArgs): Promise<EventReply> {
   const r = (await engine.events.call(
     tk.config,
-    [tk.config, tk.user(a.userId), tk.idempotency(a.idempotency?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks, tk.retentionDue],
+    [tk.config, tk.user(a.userId), tk.idempotency(a.idempotency?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks, tk.retentionDue, tk.recent(a.userId)],
     [a.ver, a.metricSlot, String(a.value), a.now, a.idempotency?.member ?? '', a.zone, a.patch, a.record,
       a.programName, a.userBoosts, a.date, a.streak, a.boards, tk.boardPrefix,
-      a.maxBacklog, a.userId, a.attributes, a.program, a.retentionDue],
+      a.maxBacklog, a.userId, a.attributes, a.program, a.retentionDue, a.eventId],
   )) as string[];
   switch (r[0]) {
     case 'STALE':

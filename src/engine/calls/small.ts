@@ -27,7 +27,7 @@ export async function userEraseCall(
 ): Promise<{ existed: boolean; marker: string }> {
   const [existed, marker] = (await engine.fcall(
     'user_erase',
-    [tk.user(a.userId), tk.stats, tk.due, tk.stream, ...a.boards, ...a.idempotency.map((s) => tk.idempotency(s.bucket))],
+    [tk.user(a.userId), tk.stats, tk.due, tk.stream, tk.recent(a.userId), ...a.boards, ...a.idempotency.map((s) => tk.idempotency(s.bucket))],
     [a.userId, a.boards.length, ...a.idempotency.map((s) => s.member)],
   )) as [number, string];
   return { existed: existed === 1, marker };
@@ -38,7 +38,9 @@ export async function userJobCall(
   engine: Engine, tk: TenantKeys, script: 'time_grant' | 'user_review',
   a: { ver: string; now: number; userId: string; program: string; userBoosts: string; date: string; opId: string },
 ): Promise<{ code: 'STALE' } | { code: 'OK' }> {
-  const keys = script === 'time_grant' ? [tk.config, tk.user(a.userId), tk.due, tk.stream] : [tk.config, tk.user(a.userId), tk.stream, tk.stats];
+  const keys = script === 'time_grant'
+    ? [tk.config, tk.user(a.userId), tk.due, tk.stream, tk.recent(a.userId)]
+    : [tk.config, tk.user(a.userId), tk.stream, tk.stats, tk.recent(a.userId)];
   const r = (await engine.fcall(script, keys, [a.ver, a.now, a.userId, a.program, a.userBoosts, a.date, a.opId])) as string[];
   return { code: r[0] === 'STALE' ? 'STALE' : 'OK' };
 }

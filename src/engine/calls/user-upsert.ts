@@ -13,7 +13,7 @@ export type UserUpsertReply = { code: 'STALE' } | { code: 'NOTFOUND' } | { code:
 export async function userUpsertCall(engine: Engine, tk: TenantKeys, a: UserUpsertArgs): Promise<UserUpsertReply> {
   const r = (await engine.fcall(
     'user_upsert',
-    [tk.config, tk.user(a.userId), tk.stream, tk.stats, tk.due],
+    [tk.config, tk.user(a.userId), tk.stream, tk.stats, tk.due, tk.recent(a.userId)],
     [a.ver, a.now, a.mode, a.userId, a.patch, a.program, a.userBoosts, a.date, a.opId],
   )) as string[];
   if (r[0] === 'STALE' || r[0] === 'NOTFOUND') return { code: r[0] };
