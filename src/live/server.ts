@@ -28,9 +28,7 @@ const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
  * `GET /v1/live`: the WebSocket endpoint, as an upgrade handler for the HTTP
  * server. The upgrade request is authenticated like any request
  * (`X-API-KEY`, `Tenant-ID`) or with `?token=` (see tokens.ts); a refusal is
- * an ordinary HTTP answer with `{"error": …}`. Heartbeats: a connection that
- * sent nothing for half of `idleTimeoutSeconds` is pinged, and closed if it
- * still sent nothing (not even the pong) by the next check.
+ * an ordinary HTTP answer with `{"error": …}`. Heartbeats: see Heartbeat.
  */
 export function liveUpgrade(ctx: Ctx, hub: LiveHub, tokens: LiveTokens): UpgradeHandler {
   // noServer: the HTTP server hands over upgrades; no compression (its per-socket memory is the largest cost).
@@ -106,20 +104,23 @@ export function liveUpgrade(ctx: Ctx, hub: LiveHub, tokens: LiveTokens): Upgrade
 
 /**
  * Pings quiet connections and closes silent ones, with one timer for all of
- * them (a timer per connection would cost memory on every idle socket).
+ * them (a timer per connection would cost memory on every idle socket). It
+ * runs every half idle timeout: a connection not heard from since the last
+ * run is pinged; one still silent two runs later (an idle timeout to 1.5
+ * times it since it was last heard, pong included) is closed.
  */
 class Heartbeat {
   private readonly sockets = new Set<WebSocket>();
-  /** Pinged at the last check, and silent since. */
-  private readonly quiet = new Set<WebSocket>();
+  /** Runs in a row without a word from the socket. */
+  private readonly silent = new Map<WebSocket, number>();
   private timer: NodeJS.Timeout | null = null;
   /** One listener shared by every socket (emitters call it with the socket as `this`). */
   private readonly heard: (this: WebSocket) => void;
 
   constructor(private readonly idleMs: number) {
-    const quiet = this.quiet;
+    const silent = this.silent;
     this.heard = function heard(this: WebSocket) {
-      quiet.delete(this);
+      silent.delete(this);
     };
   }
 
@@ -132,7 +133,7 @@ class Heartbeat {
 
   remove(ws: WebSocket): void {
     this.sockets.delete(ws);
-    this.quiet.delete(ws);
+    this.silent.delete(ws);
     if (this.sockets.size === 0 && this.timer) {
       clearInterval(this.timer);
       this.timer = null;
@@ -141,12 +142,10 @@ class Heartbeat {
 
   private check(): void {
     for (const ws of this.sockets) {
-      if (this.quiet.has(ws)) {
-        ws.terminate();
-        continue;
-      }
-      this.quiet.add(ws);
-      ws.ping();
+      const runs = (this.silent.get(ws) ?? 0) + 1;
+      this.silent.set(ws, runs);
+      if (runs === 1) ws.ping();
+      else if (runs >= 3) ws.terminate();
     }
   }
 }
