@@ -66,8 +66,10 @@ export function liveUpgrade(ctx: Ctx, hub: LiveHub, tokens: LiveTokens): Upgrade
 
   return (req, socket, head, query) => {
     let gone = false;
-    socket.on('error', () => socket.destroy());
-    socket.once('close', () => (gone = true));
+    const onError = () => socket.destroy();
+    const onClose = () => (gone = true);
+    socket.on('error', onError);
+    socket.once('close', onClose);
     const version = req.headers['sec-websocket-version'];
     if (!WS_KEY.test(String(req.headers['sec-websocket-key'] ?? '')) || (version !== '13' && version !== '8')) {
       return answerRaw(socket, 400, JSON.stringify({ error: 'Not a WebSocket handshake (Sec-WebSocket-Key, Sec-WebSocket-Version: 13)' }), { 'Sec-WebSocket-Version': '13' });
@@ -85,6 +87,9 @@ export function liveUpgrade(ctx: Ctx, hub: LiveHub, tokens: LiveTokens): Upgrade
         const conn = hub.admit(scope, tenant);
         if (typeof conn === 'string') return refuse(429, conn);
         let opened = false;
+        // These closures share this scope, which holds the request: kept, they would keep it as long as the connection.
+        socket.off('error', onError);
+        socket.off('close', onClose);
         // Synchronous here (no verifyClient): a handshake ws refuses after all leaves the place free again.
         wss.handleUpgrade(req, socket, head, (ws) => {
           opened = true;
