@@ -1,10 +1,9 @@
 import t from 'tap';
 import { execFileSync, spawn } from 'node:child_process';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
-import { freePort, processDeployment, until } from './helpers/process';
+import { freePort, freshPost as post, processDeployment, until } from './helpers/process';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -27,21 +26,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-function post(url: string, path: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const req = http.request(`${url}${path}`, {
-      method: 'POST', agent: false,
-      headers: { 'X-API-KEY': key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), Connection: 'close', ...headers },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
-    req.on('error', reject);
-    req.end(data);
-  });
-}
 
 const portTaken = (port: number) =>
   new Promise<boolean>((resolve) => {
