@@ -14,7 +14,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-# glibc Debian runtime: the uWebSockets.js binary needs it.
+# Runtime: Node and the production dependencies only.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
 WORKDIR /app

@@ -52,7 +52,7 @@ import { batchEventRoutes } from './api/admin/batch-events';
 import { BatchQueue } from './batches/queue';
 import { liveRoutes } from './api/app/live';
 import { LiveHub, LiveStats } from './live/hub';
-import { LIVE_PATH, registerLive } from './live/server';
+import { LIVE_PATH, liveUpgrade } from './live/server';
 import { LiveTokens, tokenSecret } from './live/tokens';
 
 /**
@@ -219,8 +219,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     ? createHttpServer(routes, {
         maxBodyBytes: config.maxBodyBytes,
         log,
-        extend: (uws) => registerLive(uws, ctx, hub!, tokens!),
-        upgradeOnly: [LIVE_PATH],
+        upgrades: { [LIVE_PATH]: liveUpgrade(ctx, hub!, tokens!) },
       })
     : null;
   const port = http ? await http.listen(config.host, config.port, sharedPort) : 0;

@@ -132,7 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxSubscriptions: intVar(env, 'LIVE_MAX_SUBSCRIPTIONS', 100, 1, 10_000),
       maxBufferBytes: intVar(env, 'LIVE_MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
       maxDropped: intVar(env, 'LIVE_MAX_DROPPED', 100, 1, 1_000_000),
-      // uWS closes at the idle timeout and pings before it; it allows 8 s at least.
+      // Silent connections are pinged, then closed, within this (src/live/server.ts); 8 s at least.
       idleTimeoutSeconds: intVar(env, 'LIVE_IDLE_TIMEOUT_SECONDS', 60, 8, 960),
     },
     secretsKey: env.SECRETS_KEY || undefined,

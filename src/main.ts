@@ -1,4 +1,5 @@
 import { fork, ChildProcess } from 'node:child_process';
+import cluster from 'node:cluster';
 import { createServer } from 'node:net';
 import { loadConfig, Config } from './config';
 import { createLogger, Logger } from './log';
@@ -28,8 +29,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     if (config.background === 'process') {
-      // Several workers share the port among themselves (SO_REUSEPORT), which
-      // would also let them join another server's: check that it is free first.
+      // The cluster's first worker binds the port and the supervisor keeps
+      // restarting workers that fail: check that it is free first, to say so once.
       if (!(await portIsFree(config.host, config.port))) {
         process.stderr.write(`laurel: port ${config.port} on ${config.host} is already in use\n`);
         process.exit(1);
@@ -77,7 +78,7 @@ async function serve(config: Config, log: Logger, roles: AppRoles): Promise<void
   }
 }
 
-/** Whether the port can be bound without SO_REUSEPORT (so no other process listens on it). */
+/** Whether the port can be bound exclusively (so no other process listens on it). */
 function portIsFree(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createServer();
@@ -90,9 +91,9 @@ function portIsFree(host: string, port: number): Promise<boolean> {
 const WORKERS_STOP_MS = 6_000;
 
 /**
- * WORKERS=N (or BACKGROUND=process): N HTTP server processes on one port (the
- * kernel spreads connections, SO_REUSEPORT; one alone holds the port
- * exclusively), plus one background process that runs the
+ * WORKERS=N (or BACKGROUND=process): N HTTP server processes on one port (a
+ * cluster: the supervisor holds the port and hands connections round-robin
+ * to the workers; one alone binds the port itself), plus one background process that runs the
  * flusher, the leased scheduler and the webhook dispatcher. They share
  * nothing in memory. Any child that dies is started again; SIGTERM goes to the
  * HTTP workers first, then (once they are done) to the background process,
@@ -123,7 +124,8 @@ function supervise(config: Config, log: Logger): void {
   const httpWorkersLeft = () => [...children.keys()].some((id) => id !== BACKGROUND);
   const stopBackground = () => children.get(BACKGROUND)?.kill('SIGTERM');
   const start = (id: string) => {
-    const child = fork(__filename, [], { env: { ...process.env, LAUREL_WORKER: id } });
+    // HTTP workers through the cluster module, which shares their listening port; the background process listens on nothing.
+    const child = id === BACKGROUND ? fork(__filename, [], { env: { ...process.env, LAUREL_WORKER: id } }) : cluster.fork({ LAUREL_WORKER: id }).process;
     children.set(id, child);
     child.on('message', (m) => onMessage(child, m));
     child.once('exit', (code, signal) => {

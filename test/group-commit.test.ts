@@ -10,7 +10,7 @@ import type { EventBody } from '../src/wire/app';
  * turn of the event loop go to Redis in one call, and each is answered as if
  * it had been sent alone. The service is called without awaiting in between,
  * so the events meet in one turn for certain (over HTTP, the requests that
- * uWebSockets.js dispatches in one poll do); the number of event calls Redis
+ * the server dispatches in one poll do); the number of event calls Redis
  * received comes from the process's metrics.
  */
 

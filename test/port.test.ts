@@ -22,8 +22,8 @@ function startExpectingFailure(env: Record<string, string>): Promise<{ code: num
   });
 }
 
-// uWS listens with SO_REUSEPORT unless told otherwise: without care a second
-// server on the same port would silently take half of the first one's connections.
+// A server listening with SO_REUSEPORT would let a second one on the same port
+// silently take half of its connections: Laurel never does.
 t.test('a port already taken is refused with one sentence naming it', async (t) => {
   const first = await spawnServer(processDeployment(t));
   t.teardown(() => first.proc.kill('SIGTERM'));
@@ -51,7 +51,7 @@ t.test('one HTTP worker beside a background process holds its port alone', async
   const server = await spawnServer(processDeployment(t, { BACKGROUND: 'process' }));
   t.teardown(() => server.proc.kill('SIGTERM'));
   const port = Number(new URL(server.url).port);
-  // A listener asking to share the port (SO_REUSEPORT, uWS's default) is refused:
+  // A listener asking to share the port (SO_REUSEPORT, uWebSockets.js's default) is refused:
   // nobody can take half of this worker's connections.
   const joined = await new Promise<boolean>((resolve) =>
     uWS.App().listen('127.0.0.1', port, (sock) => {

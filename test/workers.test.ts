@@ -1,28 +1,10 @@
 import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import { Client } from 'pg';
-import { freshGet as get, processDeployment, spawnServer, until } from './helpers/process';
+import { freshGet as get, freshPost as post, processDeployment, spawnServer, until } from './helpers/process';
 import { sharedRedis } from './helpers/harness';
 import { FLUSH_GROUP, Keys } from '../src/redis/keys';
-
-/** A request on a fresh connection (so the kernel may hand it to any worker). */
-function post(url: string, path: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const req = http.request(`${url}${path}`, {
-      method: 'POST',
-      agent: false,
-      headers: { 'X-API-KEY': key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), Connection: 'close', ...headers },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
-    req.on('error', reject);
-    req.end(data);
-  });
-}
 
 /** Child process ids (ps exits 1 when there are none). */
 function childrenOf(pid: number): number[] {

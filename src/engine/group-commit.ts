@@ -9,7 +9,7 @@ interface Waiting {
 
 /**
  * Group commit of events: the events of one tenant that reach the engine in
- * the same turn of the event loop (the requests uWebSockets.js dispatched in
+ * the same turn of the event loop (the requests the HTTP server dispatched in
  * one poll) go to Redis in one FCALL (lua/event_group.lua), evaluated in
  * arrival order, each answered with its own reply. One call instead of many
  * saves the client's, the socket's and Redis's per-command work; it waits

@@ -13,7 +13,7 @@ import { liveDropped, liveSlowClosed } from '../metrics';
 export const CLOSE_RESTART = 1012;
 export const CLOSE_SLOW = 4008;
 
-/** The socket side of a connection (uWS in production; anything in tests of the hub alone). */
+/** The socket side of a connection (a WebSocket in production; anything in tests of the hub alone). */
 export interface Socket {
   buffered(): number;
   write(text: string): void;

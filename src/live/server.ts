@@ -1,22 +1,17 @@
 import typia from 'typia';
-import type uWS from 'uWebSockets.js';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { LiveClientMessage } from '../wire/live';
 import { HttpError, isUnavailable, unavailable } from '../errors';
 import { describe } from '../http/body';
+import type { UpgradeHandler } from '../http/server';
+import { answerRaw } from '../http/wire';
 import { splitKey } from '../auth/api-keys';
 import { Conn, LiveHub } from './hub';
 import { LiveScope, LiveTokens } from './tokens';
 
 const validateMessage = typia.createValidate<LiveClientMessage>();
-
-/** What uWS keeps with each socket. */
-interface SocketData {
-  conn: Conn;
-  /** A connection's messages are answered in order (a subscribe may wait on Redis). */
-  chain: Promise<void>;
-}
 
 /** The path of the WebSocket endpoint. */
 export const LIVE_PATH = '/v1/live';
@@ -24,93 +19,141 @@ export const LIVE_PATH = '/v1/live';
 /** Rate-limit id of the ADMIN_API_KEY from the environment (as in auth.ts): connection limits count per key. */
 const ENV_ADMIN = 'env-admin';
 
+/** A client message larger than this closes the connection (1009). */
+const MAX_MESSAGE_BYTES = 4096;
+/** What a WebSocket handshake must carry (RFC 6455 §4.2.1), checked before a connection is admitted. */
+const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
+
 /**
- * `GET /v1/live`: the WebSocket endpoint. The upgrade request is
- * authenticated like any request (`X-API-KEY`, `Tenant-ID`) or with
- * `?token=` (see tokens.ts); a refusal is an ordinary HTTP answer with
- * `{"error": …}`. Heartbeats are uWS's: pings when idle, closed after
- * `idleTimeoutSeconds` of silence.
+ * `GET /v1/live`: the WebSocket endpoint, as an upgrade handler for the HTTP
+ * server. The upgrade request is authenticated like any request
+ * (`X-API-KEY`, `Tenant-ID`) or with `?token=` (see tokens.ts); a refusal is
+ * an ordinary HTTP answer with `{"error": …}`. Heartbeats: see Heartbeat.
  */
-export function registerLive(app: uWS.TemplatedApp, ctx: Ctx, hub: LiveHub, tokens: LiveTokens): void {
-  const cfg = ctx.config.live;
-  app.ws<SocketData>(LIVE_PATH, {
-    maxPayloadLength: 4096,
-    idleTimeout: cfg.idleTimeoutSeconds,
-    sendPingsAutomatically: true,
-    // The hub bounds each client's unsent data itself (and closes with a reason);
-    // uWS's own limit sits above it so that the close frame itself is never dropped.
-    maxBackpressure: cfg.maxBufferBytes * 2 + 65_536,
-    closeOnBackpressureLimit: 0,
+export function liveUpgrade(ctx: Ctx, hub: LiveHub, tokens: LiveTokens): UpgradeHandler {
+  // noServer: the HTTP server hands over upgrades; no compression (its per-socket memory is the largest cost).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false, clientTracking: false });
+  const heartbeat = new Heartbeat(ctx.config.live.idleTimeoutSeconds * 1000);
 
-    upgrade: (res, req, context) => {
-      let aborted = false;
-      res.onAborted(() => {
-        aborted = true;
-      });
-      // Everything from req is read now: it is invalid after this callback returns.
-      const wsKey = req.getHeader('sec-websocket-key');
-      const protocol = req.getHeader('sec-websocket-protocol');
-      const extensions = req.getHeader('sec-websocket-extensions');
-      const apiKey = req.getHeader('x-api-key');
-      const tenantHeader = req.getHeader('tenant-id');
-      const token = new URLSearchParams(req.getQuery() ?? '').get('token') ?? '';
-      const refuse = (status: number, error: string) => {
-        if (aborted) return;
-        res.cork(() => {
-          res.writeStatus(STATUS[status] ?? `${status} Error`).writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error }));
-        });
-      };
-      authorize(ctx, tokens, apiKey, tenantHeader, token).then(
-        ({ scope, tenant }) => {
-          if (aborted) return;
-          if (hub.closing) return refuse(503, 'Server restarting: reconnect');
-          const conn = hub.admit(scope, tenant);
-          if (typeof conn === 'string') return refuse(429, conn);
-          res.cork(() => res.upgrade<SocketData>({ conn, chain: Promise.resolve() }, wsKey, protocol, extensions, context));
-        },
-        (err) => {
-          if (err instanceof HttpError) return refuse(err.status, err.message);
-          if (!isUnavailable(err)) ctx.log.error('live upgrade failed', { err: err instanceof Error ? err.stack : String(err) });
-          const e = isUnavailable(err) ? unavailable() : null;
-          refuse(e ? e.status : 500, e ? e.message : 'Internal server error');
-        },
-      );
-    },
-
-    open: (ws) => {
-      const { conn } = ws.getUserData();
-      conn.socket = {
-        buffered: () => ws.getBufferedAmount(),
-        write: (text) => void ws.send(text, false),
-        close: (code, reason) => ws.end(code, reason),
-      };
-    },
-
-    message: (ws, data, isBinary) => {
-      const d = ws.getUserData();
-      const conn = d.conn;
-      // The buffer is valid only during this callback: decode it now.
-      const text = isBinary ? null : Buffer.from(data).toString('utf8');
-      d.chain = d.chain.then(() => handleMessage(hub, conn, text)).then((answer) => {
+  const open = (ws: WebSocket, conn: Conn) => {
+    /** A connection's messages are answered in order (a subscribe may wait on Redis). */
+    let chain = Promise.resolve();
+    // Called as each message reaches the kernel: views held back go out once the client has read enough.
+    // (The socket's 'drain' alone would not do: it comes only after its buffer passed its own high-water mark.)
+    const written = () => hub.drained(conn);
+    conn.socket = {
+      buffered: () => ws.bufferedAmount,
+      write: (text) => ws.send(text, written),
+      close: (code, reason) => ws.close(code, reason),
+    };
+    heartbeat.add(ws);
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      const text = isBinary ? null : data.toString('utf8');
+      chain = chain.then(() => handleMessage(hub, conn, text)).then((answer) => {
         // Never write to a closed socket.
         if (conn.closed) return;
-        ws.send(JSON.stringify(answer), false);
+        ws.send(JSON.stringify(answer));
         if (typeof answer.subscribed === 'string') hub.acknowledged(conn, answer.subscribed);
       });
-    },
+    });
+    // Protocol errors (a message too large, bad framing) close the connection with their code; nothing to add.
+    ws.on('error', () => undefined);
+    ws.once('close', () => {
+      heartbeat.remove(ws);
+      hub.release(conn);
+    });
+  };
 
-    drain: (ws) => hub.drained(ws.getUserData().conn),
-
-    close: (ws) => {
-      hub.release(ws.getUserData().conn);
-    },
-  });
+  return (req, socket, head, query) => {
+    let gone = false;
+    const onError = () => socket.destroy();
+    const onClose = () => (gone = true);
+    socket.on('error', onError);
+    socket.once('close', onClose);
+    const version = req.headers['sec-websocket-version'];
+    if (!WS_KEY.test(String(req.headers['sec-websocket-key'] ?? '')) || (version !== '13' && version !== '8')) {
+      return answerRaw(socket, 400, JSON.stringify({ error: 'Not a WebSocket handshake (Sec-WebSocket-Key, Sec-WebSocket-Version: 13)' }), { 'Sec-WebSocket-Version': '13' });
+    }
+    const apiKey = String(req.headers['x-api-key'] ?? '');
+    const tenantHeader = String(req.headers['tenant-id'] ?? '');
+    const token = new URLSearchParams(query).get('token') ?? '';
+    const refuse = (status: number, error: string) => {
+      if (!gone) answerRaw(socket, status, JSON.stringify({ error }));
+    };
+    authorize(ctx, tokens, apiKey, tenantHeader, token).then(
+      ({ scope, tenant }) => {
+        if (gone) return;
+        if (hub.closing) return refuse(503, 'Server restarting: reconnect');
+        const conn = hub.admit(scope, tenant);
+        if (typeof conn === 'string') return refuse(429, conn);
+        let opened = false;
+        // These closures share this scope, which holds the request: kept, they would keep it as long as the connection.
+        socket.off('error', onError);
+        socket.off('close', onClose);
+        // Synchronous here (no verifyClient): a handshake ws refuses after all leaves the place free again.
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          opened = true;
+          open(ws, conn);
+        });
+        if (!opened) hub.release(conn);
+      },
+      (err) => {
+        if (err instanceof HttpError) return refuse(err.status, err.message);
+        if (!isUnavailable(err)) ctx.log.error('live upgrade failed', { err: err instanceof Error ? err.stack : String(err) });
+        const e = isUnavailable(err) ? unavailable() : null;
+        refuse(e ? e.status : 500, e ? e.message : 'Internal server error');
+      },
+    );
+  };
 }
 
-const STATUS: Record<number, string> = {
-  400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found', 429: '429 Too Many Requests',
-  500: '500 Internal Server Error', 503: '503 Service Unavailable',
-};
+/**
+ * Pings quiet connections and closes silent ones, with one timer for all of
+ * them (a timer per connection would cost memory on every idle socket). It
+ * runs every half idle timeout: a connection not heard from since the last
+ * run is pinged; one still silent two runs later (an idle timeout to 1.5
+ * times it since it was last heard, pong included) is closed.
+ */
+class Heartbeat {
+  private readonly sockets = new Set<WebSocket>();
+  /** Runs in a row without a word from the socket. */
+  private readonly silent = new Map<WebSocket, number>();
+  private timer: NodeJS.Timeout | null = null;
+  /** One listener shared by every socket (emitters call it with the socket as `this`). */
+  private readonly heard: (this: WebSocket) => void;
+
+  constructor(private readonly idleMs: number) {
+    const silent = this.silent;
+    this.heard = function heard(this: WebSocket) {
+      silent.delete(this);
+    };
+  }
+
+  add(ws: WebSocket): void {
+    this.sockets.add(ws);
+    ws.on('pong', this.heard);
+    ws.on('message', this.heard);
+    this.timer ??= setInterval(() => this.check(), this.idleMs / 2);
+  }
+
+  remove(ws: WebSocket): void {
+    this.sockets.delete(ws);
+    this.silent.delete(ws);
+    if (this.sockets.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private check(): void {
+    for (const ws of this.sockets) {
+      const runs = (this.silent.get(ws) ?? 0) + 1;
+      this.silent.set(ws, runs);
+      if (runs === 1) ws.ping();
+      else if (runs >= 3) ws.terminate();
+    }
+  }
+}
 
 async function authorize(ctx: Ctx, tokens: LiveTokens, apiKey: string, tenantHeader: string, token: string): Promise<{ scope: LiveScope; tenant: Tenant }> {
   if (token) {

@@ -80,3 +80,20 @@ export function freshGet(url: string, headers: Record<string, string> = {}): Pro
     req.end();
   });
 }
+
+/** A JSON POST on a fresh connection (so the kernel may hand it to any worker): its status. */
+export function freshPost(url: string, path: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = http.request(`${url}${path}`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'X-API-KEY': key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data), Connection: 'close', ...headers },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
