@@ -584,6 +584,52 @@ const MIGRATIONS: string[] = [
   -- (store/secrets.ts): generated once, shared by every process.
   CREATE TABLE secret_key (id integer PRIMARY KEY CHECK (id = 1), key bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
   `,
+  `
+  -- Sums of closed UTC days for the experiment analytics and the finer
+  -- figures (src/store/rollups.ts, src/store/activity-record.ts), filled in
+  -- the same transaction as the other daily sums.
+  -- Each user's events per local date (the date the service recorded on each
+  -- event), per UTC day summed: a local date spans two UTC days, so its count
+  -- is the sum of its (at most two) rows. Rows of one user: erased with them.
+  CREATE TABLE rollup_user_days (
+    tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    user_id text NOT NULL,
+    local_date date NOT NULL,
+    day date NOT NULL,
+    events integer NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, local_date, day)
+  );
+  -- Points of each system per trigger that paid, per UTC day.
+  CREATE TABLE rollup_trigger_points (
+    tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    day date NOT NULL,
+    system_id uuid NOT NULL,
+    trigger_id uuid NOT NULL,
+    issued numeric NOT NULL,
+    consumed numeric NOT NULL,
+    PRIMARY KEY (tenant_id, day, system_id, trigger_id)
+  );
+  -- Distinct users per metric and UTC day.
+  ALTER TABLE rollup_events ADD COLUMN active_users integer;
+
+  -- Days summed before these existed: summed again from the rows, once.
+  INSERT INTO rollup_user_days (tenant_id, user_id, local_date, day, events)
+    SELECT e.tenant_id, e.user_id, e.local_date, (e.occurred_at AT TIME ZONE 'UTC')::date, count(*) FROM events e
+    JOIN rollup_days r ON r.tenant_id = e.tenant_id AND r.day = (e.occurred_at AT TIME ZONE 'UTC')::date
+    GROUP BY 1, 2, 3, 4;
+  INSERT INTO rollup_trigger_points (tenant_id, day, system_id, trigger_id, issued, consumed)
+    SELECT a.tenant_id, (a.at AT TIME ZONE 'UTC')::date, a.system_id, a.trigger_id,
+           coalesce(sum(a.awarded) FILTER (WHERE a.awarded > 0), 0), coalesce(-sum(a.awarded) FILTER (WHERE a.awarded < 0), 0)
+    FROM points_awards a
+    JOIN rollup_days r ON r.tenant_id = a.tenant_id AND r.day = (a.at AT TIME ZONE 'UTC')::date
+    GROUP BY 1, 2, 3, 4;
+  UPDATE rollup_events x SET active_users = s.users
+    FROM (SELECT tenant_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, metric_id, count(DISTINCT user_id)::int AS users
+          FROM events GROUP BY 1, 2, 3) s
+    WHERE x.tenant_id = s.tenant_id AND x.day = s.day AND x.metric_id = s.metric_id;
+  UPDATE rollup_events SET active_users = 0 WHERE active_users IS NULL;
+  ALTER TABLE rollup_events ALTER COLUMN active_users SET NOT NULL;
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */
