@@ -34,6 +34,8 @@ type Horizon = `d${(typeof HORIZONS)[number]}`;
 /** Fewer users than this in either group's denominator: no lift. */
 export const MIN_LIFT_USERS = 30;
 const Z95 = 1.96;
+/** Weeks a user's summary holds (the bits of a bigint): a cohort's array stops there, about 14 months on. */
+export const MAX_WEEKS = 63;
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
@@ -185,7 +187,7 @@ export function experimentFigures(
 
 /** A cohort's weekly shares: week k is listed once its Sunday is past for every user of the cohort. */
 function cohortRow(monday: number, users: UserActivity[], earliestToday: number): ExperimentCohort {
-  const weeks = Math.max(0, Math.floor((earliestToday - monday) / 7));
+  const weeks = Math.min(MAX_WEEKS, Math.max(0, Math.floor((earliestToday - monday) / 7)));
   const shares = (control: boolean): (number | null)[] => {
     const group = users.filter((u) => u.control === control);
     const active = new Array<number>(weeks).fill(0);

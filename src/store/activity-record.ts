@@ -9,13 +9,19 @@ import type { Pool, PoolClient } from 'pg';
  * Instants are UTC; `start` and `end` bound a run of whole UTC days.
  */
 
-/** Sum closed UTC days [start, end) into rollup_user_days and rollup_trigger_points (a repeat writes the same rows). */
-export async function sumActivity(c: PoolClient, tenantId: string, start: string, end: string): Promise<void> {
-  await c.query(
-    `INSERT INTO rollup_user_days (tenant_id, user_id, local_date, day, events)
-     SELECT $1, user_id, local_date, (occurred_at AT TIME ZONE 'UTC')::date, count(*) FROM events
-     WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3 GROUP BY 2, 3, 4
-     ON CONFLICT DO NOTHING`,
+/**
+ * Sum closed UTC days [start, end) into rollup_user_days and
+ * rollup_trigger_points (a repeat writes nothing new). Returns the users
+ * whose rows this call wrote.
+ */
+export async function sumActivity(c: PoolClient, tenantId: string, start: string, end: string): Promise<string[]> {
+  const { rows } = await c.query<{ user_id: string }>(
+    `WITH added AS (
+       INSERT INTO rollup_user_days (tenant_id, user_id, local_date, day, events)
+       SELECT $1, user_id, local_date, (occurred_at AT TIME ZONE 'UTC')::date, count(*) FROM events
+       WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3 GROUP BY 2, 3, 4
+       ON CONFLICT DO NOTHING RETURNING user_id)
+     SELECT DISTINCT user_id FROM added`,
     [tenantId, start, end],
   );
   await c.query(
@@ -26,6 +32,7 @@ export async function sumActivity(c: PoolClient, tenantId: string, start: string
      ON CONFLICT DO NOTHING`,
     [tenantId, start, end],
   );
+  return rows.map((r) => r.user_id);
 }
 
 /**

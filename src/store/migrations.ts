@@ -586,11 +586,11 @@ const MIGRATIONS: string[] = [
   `,
   `
   -- Sums of closed UTC days for the experiment analytics and the finer
-  -- figures (src/store/rollups.ts, src/store/activity-record.ts), filled in
-  -- the same transaction as the other daily sums.
+  -- figures (src/store/rollups.ts, activity-record.ts, experiment.ts),
+  -- written in the same transaction as the other daily sums.
   -- Each user's events per local date (the date the service recorded on each
-  -- event), per UTC day summed: a local date spans two UTC days, so its count
-  -- is the sum of its (at most two) rows. Rows of one user: erased with them.
+  -- event), per UTC day summed: a local date spans two UTC days, so its
+  -- count is the sum of its (at most two) rows. Erased with the user.
   CREATE TABLE rollup_user_days (
     tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
     user_id text NOT NULL,
@@ -599,6 +599,22 @@ const MIGRATIONS: string[] = [
     events integer NOT NULL,
     PRIMARY KEY (tenant_id, user_id, local_date, day)
   );
+  -- Per user, what the experiment figures need of those rows (see
+  -- store/experiment.ts): refreshed for the users a closed span touched, so
+  -- a request reads one row per user. Erased with the user.
+  CREATE TABLE rollup_users (
+    tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    user_id text NOT NULL,
+    first date NOT NULL,          -- day 0: the first active local date
+    d1 boolean NOT NULL,          -- active on day 1, 7, 30
+    d7 boolean NOT NULL,
+    d30 boolean NOT NULL,
+    days integer NOT NULL,        -- bit n: active on day n (0 to 29)
+    events integer NOT NULL,      -- events on days 0 to 29
+    weeks bigint NOT NULL,        -- bit k: active in week k from the Monday of day 0 (0 to 62)
+    PRIMARY KEY (tenant_id, user_id)
+  );
+  CREATE INDEX rollup_users_by_first ON rollup_users (tenant_id, first);
   -- Points of each system per trigger that paid, per UTC day.
   CREATE TABLE rollup_trigger_points (
     tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
@@ -609,26 +625,11 @@ const MIGRATIONS: string[] = [
     consumed numeric NOT NULL,
     PRIMARY KEY (tenant_id, day, system_id, trigger_id)
   );
-  -- Distinct users per metric and UTC day.
-  ALTER TABLE rollup_events ADD COLUMN active_users integer;
-
-  -- Days summed before these existed: summed again from the rows, once.
-  INSERT INTO rollup_user_days (tenant_id, user_id, local_date, day, events)
-    SELECT e.tenant_id, e.user_id, e.local_date, (e.occurred_at AT TIME ZONE 'UTC')::date, count(*) FROM events e
-    JOIN rollup_days r ON r.tenant_id = e.tenant_id AND r.day = (e.occurred_at AT TIME ZONE 'UTC')::date
-    GROUP BY 1, 2, 3, 4;
-  INSERT INTO rollup_trigger_points (tenant_id, day, system_id, trigger_id, issued, consumed)
-    SELECT a.tenant_id, (a.at AT TIME ZONE 'UTC')::date, a.system_id, a.trigger_id,
-           coalesce(sum(a.awarded) FILTER (WHERE a.awarded > 0), 0), coalesce(-sum(a.awarded) FILTER (WHERE a.awarded < 0), 0)
-    FROM points_awards a
-    JOIN rollup_days r ON r.tenant_id = a.tenant_id AND r.day = (a.at AT TIME ZONE 'UTC')::date
-    GROUP BY 1, 2, 3, 4;
-  UPDATE rollup_events x SET active_users = s.users
-    FROM (SELECT tenant_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, metric_id, count(DISTINCT user_id)::int AS users
-          FROM events GROUP BY 1, 2, 3) s
-    WHERE x.tenant_id = s.tenant_id AND x.day = s.day AND x.metric_id = s.metric_id;
-  UPDATE rollup_events SET active_users = 0 WHERE active_users IS NULL;
-  ALTER TABLE rollup_events ALTER COLUMN active_users SET NOT NULL;
+  -- The daily sums are derived: emptied, every closed day is summed again
+  -- (by the scheduler, or the first request that needs it) with the new
+  -- tables and the distinct users per metric and day.
+  TRUNCATE rollup_days, rollup_events, rollup_points;
+  ALTER TABLE rollup_events ADD COLUMN active_users integer NOT NULL;
   `,
 ];
 

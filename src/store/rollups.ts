@@ -2,6 +2,7 @@ import type { Ctx } from '../context';
 import type { Tenant } from './tenants';
 import { tx } from './db';
 import { sumActivity } from './activity-record';
+import { refreshUserSummaries } from './experiment';
 
 const DAY_MS = 86_400_000;
 /**
@@ -93,7 +94,7 @@ export class DailyRollups {
          ON CONFLICT DO NOTHING`,
         args,
       );
-      await sumActivity(c, tenant.id, start, end);
+      await refreshUserSummaries(c, tenant.id, await sumActivity(c, tenant.id, start, end));
       // Every day gets its row (0 active users included): the row says the day is summed.
       await c.query(
         `INSERT INTO rollup_days (tenant_id, day, active_users)
