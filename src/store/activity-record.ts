@@ -43,12 +43,12 @@ export async function sumActivity(c: PoolClient, tenantId: string, start: string
 export const openUserDays = (at: number) =>
   `SELECT user_id, local_date, count(*)::int AS events FROM events WHERE tenant_id = $1 AND occurred_at >= $${at} GROUP BY 1, 2`;
 
-/** Points per UTC day, system and trigger, from instant `at` to `end` (the open days). */
+/** Points and awards per UTC day, system and trigger, from instant `at` to `end` (the open days). */
 export async function openTriggerPoints(db: Pool, tenantId: string, at: Date, end: Date, systemId: string | null) {
-  const { rows } = await db.query<{ date: string; systemId: string; triggerId: string; issued: number; consumed: number }>(
+  const { rows } = await db.query<{ date: string; systemId: string; triggerId: string; issued: number; consumed: number; awards: number }>(
     `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, system_id AS "systemId", trigger_id AS "triggerId",
             coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0)::float8 AS issued,
-            coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)::float8 AS consumed
+            coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)::float8 AS consumed, count(*)::int AS awards
      FROM points_awards WHERE tenant_id = $1 AND at >= $2 AND at < $3 AND ($4::uuid IS NULL OR system_id = $4)
      GROUP BY 1, 2, 3`,
     [tenantId, at, end, systemId],

@@ -96,35 +96,38 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
         const systemId = q.systemId?.toLowerCase() ?? null;
-        const { rows } = await ctx.db.query<Omit<PointsPerDay, 'byTrigger'>>(
-          `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", issued::float8 AS issued, consumed::float8 AS consumed, awards
-           FROM rollup_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($6::uuid IS NULL OR system_id = $6)
-           UNION ALL
-           SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), system_id,
-                  coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0)::float8,
-                  coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)::float8,
-                  count(*)::int
-           FROM points_awards
-           WHERE tenant_id = $1 AND at >= $4 AND at < $5 AND ($6::uuid IS NULL OR system_id = $6)
-           GROUP BY 1, 2
-           ORDER BY 1, 2`,
-          [tenant.id, q.from, split.day, split.at, q.end, systemId],
-        );
-        const { rows: closed } = await ctx.db.query<PointsByTrigger & { date: string; systemId: string }>(
-          `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", trigger_id AS "triggerId", issued::float8 AS issued, consumed::float8 AS consumed
-           FROM rollup_trigger_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($4::uuid IS NULL OR system_id = $4)`,
-          [tenant.id, q.from, split.day, systemId],
-        );
-        const byDay = new Map<string, PointsByTrigger[]>();
-        for (const r of [...closed, ...(await openTriggerPoints(ctx.db, tenant.id, split.at, q.end, systemId))]) {
-          const k = `${r.date} ${r.systemId}`;
-          if (!byDay.has(k)) byDay.set(k, []);
-          byDay.get(k)!.push({ triggerId: r.triggerId, issued: r.issued, consumed: r.consumed });
+        const [{ rows: closed }, { rows: closedTriggers }, open] = await Promise.all([
+          ctx.db.query<PointsPerDay>(
+            `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", issued::float8 AS issued, consumed::float8 AS consumed, awards
+             FROM rollup_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($4::uuid IS NULL OR system_id = $4)`,
+            [tenant.id, q.from, split.day, systemId],
+          ),
+          ctx.db.query<PointsByTrigger & { date: string; systemId: string }>(
+            `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", trigger_id AS "triggerId", issued::float8 AS issued, consumed::float8 AS consumed
+             FROM rollup_trigger_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($4::uuid IS NULL OR system_id = $4)`,
+            [tenant.id, q.from, split.day, systemId],
+          ),
+          openTriggerPoints(ctx.db, tenant.id, split.at, q.end, systemId),
+        ]);
+        // Closed days: the day's sums with their triggers'. Open days: one read per trigger, the day's row their sum.
+        const days = new Map<string, PointsPerDay>(closed.map((r) => [`${r.date} ${r.systemId}`, { ...r, byTrigger: [] }]));
+        const dayOf = (date: string, systemId: string) => {
+          const k = `${date} ${systemId}`;
+          let d = days.get(k);
+          if (!d) days.set(k, (d = { date, systemId, issued: 0, consumed: 0, awards: 0, byTrigger: [] }));
+          return d;
+        };
+        for (const r of closedTriggers) days.get(`${r.date} ${r.systemId}`)?.byTrigger.push({ triggerId: r.triggerId, issued: r.issued, consumed: r.consumed });
+        for (const r of open) {
+          const d = dayOf(r.date, r.systemId);
+          d.issued += r.issued;
+          d.consumed += r.consumed;
+          d.awards += r.awards;
+          d.byTrigger.push({ triggerId: r.triggerId, issued: r.issued, consumed: r.consumed });
         }
-        const out: PointsPerDay[] = rows.map((r) => ({
-          ...r,
-          byTrigger: (byDay.get(`${r.date} ${r.systemId}`) ?? []).sort((a, b) => (a.triggerId < b.triggerId ? -1 : 1)),
-        }));
+        const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+        const out = [...days.values()].sort((a, b) => byKey(a.date, b.date) || byKey(a.systemId, b.systemId));
+        for (const d of out) d.byTrigger.sort((a, b) => byKey(a.triggerId, b.triggerId));
         return reply(200, out);
       },
     },
