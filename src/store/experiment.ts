@@ -38,18 +38,8 @@ export async function refreshUserSummaries(c: PoolClient, tenantId: string, user
   );
 }
 
-interface Row {
-  first: string;
-  control: boolean;
-  zone: string;
-  attr: string | null;
-  d1: boolean;
-  d7: boolean;
-  d30: boolean;
-  days: number;
-  events: number;
-  weeks: string;
-}
+/** A summary as read: the active days and weeks as bit masks (see summaries). */
+type Row = Omit<UserActivity, 'days' | 'weeks'> & { days: number; weeks: string };
 
 /**
  * The users whose first active date is in [from, to]: the stored summaries,
