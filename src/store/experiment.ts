@@ -38,8 +38,8 @@ export async function refreshUserSummaries(c: PoolClient, tenantId: string, user
   );
 }
 
-/** A summary as read: the active days and weeks as bit masks (see summaries). */
-type Row = Omit<UserActivity, 'days' | 'weeks'> & { days: number; weeks: string };
+/** A summary as read: the active weeks as a bit string (see summaries). */
+type Row = Omit<UserActivity, 'weeks'> & { weeks: string };
 
 /**
  * The users whose first active date is in [from, to]: the stored summaries,
@@ -64,18 +64,18 @@ export async function userActivity(
      )
      SELECT to_char(p.first, 'YYYY-MM-DD') AS first, coalesce(s.fields -> 'cg' ->> 0 = '1', false) AS control,
             coalesce(u.tz, 'UTC') AS zone, CASE WHEN $6::text IS NULL THEN NULL ELSE u.attributes ->> $6 END AS attr,
-            p.d1, p.d7, p.d30, p.days, p.events, p.weeks::text AS weeks
+            p.d1, p.d7, p.d30, bit_count(p.days::bit(30))::int AS days, p.events, p.weeks::bit(${MAX_WEEKS})::text AS weeks
      FROM p
      LEFT JOIN users u ON u.tenant_id = $1 AND u.id = p.user_id
      LEFT JOIN user_state s ON s.tenant_id = $1 AND s.user_id = p.user_id`,
     [tenantId, range.from, range.to, open.at, open.day, attribute],
   );
-  return rows.map((r) => ({ ...r, days: bitsOf(BigInt(r.days)).length, weeks: bitsOf(BigInt(r.weeks)) }));
+  return rows.map((r) => ({ ...r, weeks: bitsOf(r.weeks) }));
 }
 
-/** The positions of the bits set in a non-negative mask, lowest first. */
-function bitsOf(mask: bigint): number[] {
+/** The positions of the bits set in a bit string (highest bit first), lowest first. */
+function bitsOf(bits: string): number[] {
   const out: number[] = [];
-  for (let i = 0; mask > 0n; i++, mask >>= 1n) if (mask & 1n) out.push(i);
+  for (let i = 0; i < bits.length; i++) if (bits.charCodeAt(bits.length - 1 - i) === 49 /* '1' */) out.push(i);
   return out;
 }
