@@ -247,3 +247,24 @@ t.test('leaderboard run statistics match the board’s own rankings of each run'
   t.equal((await s.call('GET', '/admin/v1/analytics/leaderboards/nope?from=2026-03-01&to=2026-03-09')).status, 404);
   t.equal((await s.call('GET', '/admin/v1/analytics/leaderboards/daily?from=2026-03-09&to=2026-03-01')).status, 422);
 });
+
+t.test('removing a tenant empties its per-user and per-trigger sums', async (t) => {
+  const s = await startServer(t);
+  const tenant = (await s.call('POST', '/admin/v1/tenants', { body: [{ customerId: 'doomed', name: 'Doomed' }] })).body.created[0];
+  const { m } = await s.metrics(['m'], 'doomed');
+  await s.call('POST', '/admin/v1/points', { tenant: 'doomed', body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 2, status: 'active' }] }] });
+  t.equal((await s.event('m', { user: { id: 'u' }, value: 1 }, { tenant: 'doomed' })).status, 201);
+  s.clock.set('2026-03-12T12:00:00Z');
+  await s.drain();
+  t.equal((await s.call('GET', '/admin/v1/analytics/experiment?from=2026-03-10&to=2026-03-10', { tenant: 'doomed' })).body.groups.experiment.users, 1);
+  const rows = async () => {
+    const out: Record<string, number> = {};
+    for (const table of ['rollup_user_days', 'rollup_users', 'rollup_trigger_points']) {
+      out[table] = (await s.app.ctx.db.query(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1`, [tenant.id])).rows[0].n;
+    }
+    return out;
+  };
+  t.same(await rows(), { rollup_user_days: 1, rollup_users: 1, rollup_trigger_points: 1 }, 'the closed day, summed');
+  t.equal((await s.call('DELETE', `/admin/v1/tenants?ids=${tenant.id}`)).status, 200);
+  t.same(await rows(), { rollup_user_days: 0, rollup_users: 0, rollup_trigger_points: 0 }, 'none left');
+});
