@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -48,16 +48,24 @@ async function main(): Promise<void> {
   try {
     const metrics = await post('/admin/v1/metrics', ['lessons', 'quizzes', 'minutes'].map((key) => ({ key, name: key })));
     const [system] = await post('/admin/v1/points', [{ key: 'xp', name: 'XP' }]);
+    await post('/admin/v1/attributes', [{ key: 'plan', name: 'Plan', type: 'user' }]);
     const achievements = await post('/admin/v1/achievements', Array.from({ length: 10 }, (_, i) => ({ key: `a${i}`, name: `A${i}`, trigger: 'api', status: 'active' })));
     const t0 = performance.now();
     process.stderr.write(`bench:analytics: writing ${USERS} users and ${EVENTS} events over ${FROM}..${TO}\n`);
     const tenant = DEFAULT_TENANT_ID;
     await db.query(
-      `INSERT INTO users (tenant_id, id, created, updated)
-       SELECT $1, 'u' || g, timestamptz '${FROM}' + (g % 365) * interval '1 day', now() FROM generate_series(1, $2) g`,
+      `INSERT INTO users (tenant_id, id, created, updated, attributes)
+       SELECT $1, 'u' || g, timestamptz '${FROM}' + (g % 365) * interval '1 day', now(), jsonb_build_object('plan', (ARRAY['free', 'pro', 'team'])[1 + g % 3])
+       FROM generate_series(1, $2) g`,
       [tenant, USERS],
     );
-    // Each event: a random user, metric and moment of the year; one points award per event.
+    // One user in ten in the control group (the flag as the flusher keeps it).
+    await db.query(
+      `INSERT INTO user_state (tenant_id, user_id, fields)
+       SELECT $1, 'u' || g, CASE WHEN g % 10 = 0 THEN '{"cg": ["1", 1]}'::jsonb ELSE '{}'::jsonb END FROM generate_series(1, $2) g`,
+      [tenant, USERS],
+    );
+    // Each event: a random user, metric and moment of the year; one points award per event, by one of three triggers.
     await db.query(
       `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at)
        SELECT gen_random_uuid(), $1, 'u' || (1 + (random() * ($2 - 1))::int), ($3::uuid[])[1 + (g % 3)], 1, 1, at::date, at
@@ -66,9 +74,9 @@ async function main(): Promise<void> {
     );
     await db.query(
       `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, awarded, total, at, local_date)
-       SELECT gen_random_uuid(), tenant_id, user_id, $2, gen_random_uuid(), CASE WHEN random() < 0.1 THEN -5 ELSE 10 END, 0, occurred_at, local_date
+       SELECT gen_random_uuid(), tenant_id, user_id, $2, ($3::uuid[])[1 + (random() * 2)::int], CASE WHEN random() < 0.1 THEN -5 ELSE 10 END, 0, occurred_at, local_date
        FROM events WHERE tenant_id = $1`,
-      [tenant, system!.id],
+      [tenant, system!.id, [randomUUID(), randomUUID(), randomUUID()]],
     );
     // Daily streaks: one period row per user and active day, lengths of runs up to 30.
     await db.query(
@@ -83,7 +91,7 @@ async function main(): Promise<void> {
        FROM unnest($2::uuid[]) a, generate_series(1, $3) g WHERE random() < 0.3`,
       [tenant, achievements.map((a) => a.id), USERS],
     );
-    await db.query('VACUUM ANALYZE events, points_awards, streak_periods, achievement_completions, users');
+    await db.query('VACUUM ANALYZE events, points_awards, streak_periods, achievement_completions, users, user_state');
     process.stderr.write(`bench:analytics: seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
     // What the scheduler does in the background, once per closed day: sum it.
     const t1 = performance.now();
@@ -91,6 +99,7 @@ async function main(): Promise<void> {
     const rollups = new DailyRollups(app.ctx);
     await rollups.ensure(defaultTenant, FROM, TO, await rollups.openFrom(defaultTenant));
     const summed = (performance.now() - t1) / 1000;
+    await db.query('VACUUM ANALYZE rollup_user_days, rollup_users, rollup_trigger_points, rollup_events');
 
     const range = `from=${FROM}&to=${TO}`;
     const rows: string[] = [`| GET (a whole year, ${USERS} users, ${EVENTS} events) | median ms | max ms |`, '| --- | ---: | ---: |'];
@@ -101,6 +110,8 @@ async function main(): Promise<void> {
       `/admin/v1/analytics/active-users?${range}`,
       `/admin/v1/analytics/streaks?${range}`,
       `/admin/v1/analytics/achievements?${range}`,
+      `/admin/v1/analytics/experiment?${range}`,
+      `/admin/v1/analytics/experiment?${range}&attribute=plan`,
       `/admin/v1/users/u42/events?limit=20`,
     ]) {
       await call(path); // warm
@@ -111,7 +122,8 @@ async function main(): Promise<void> {
         ms.push(performance.now() - s);
       }
       ms.sort((a, b) => a - b);
-      rows.push(`| ${path.split('?')[0]}${path.includes('metricId') ? ' (one metric)' : ''} | ${ms[RUNS >> 1]!.toFixed(0)} | ${ms[RUNS - 1]!.toFixed(0)} |`);
+      const note = path.includes('metricId') ? ' (one metric)' : path.includes('attribute') ? ' (split by an attribute)' : '';
+      rows.push(`| ${path.split('?')[0]}${note} | ${ms[RUNS >> 1]!.toFixed(0)} | ${ms[RUNS - 1]!.toFixed(0)} |`);
     }
     if (process.env.BENCH_EXPLAIN) {
       for (const sql of [
@@ -127,12 +139,13 @@ async function main(): Promise<void> {
       }
     }
     const counts = await db.query(`SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM points_awards) AS awards,
-      (SELECT count(*) FROM streak_periods) AS periods, (SELECT count(*) FROM achievement_completions) AS completions`);
+      (SELECT count(*) FROM streak_periods) AS periods, (SELECT count(*) FROM achievement_completions) AS completions,
+      (SELECT count(*) FROM rollup_user_days) AS user_days`);
     const c = counts.rows[0] as Record<string, string>;
     const report = [
       '# Analytics benchmark',
       '',
-      `${new Date().toISOString()}. \`npm run bench:analytics\`: one tenant, ${USERS} users, a year (${FROM} to ${TO}) written straight into Postgres: ${c.events} events, ${c.awards} points awards, ${c.periods} daily streak periods, ${c.completions} completions of 10 achievements. Summing the 365 closed days once (what the scheduler does in the background as each day closes): ${summed.toFixed(1)} s. Then each endpoint, asked for the whole year, ${RUNS} times after a warm-up, on the same 2-core machine as everything else:`,
+      `${new Date().toISOString()}. \`npm run bench:analytics\`: one tenant, ${USERS} users, a year (${FROM} to ${TO}) written straight into Postgres: ${c.events} events, ${c.awards} points awards, ${c.periods} daily streak periods, ${c.completions} completions of 10 achievements; one user in ten in the control group. Summing the 365 closed days once (what the scheduler does in the background as each day closes; ${c.user_days} rows of users' active dates): ${summed.toFixed(1)} s. Then each endpoint, asked for the whole year, ${RUNS} times after a warm-up, on the same 2-core machine as everything else:`,
       '',
       ...rows,
       '',

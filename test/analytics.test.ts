@@ -58,23 +58,28 @@ t.test('analytics answer exact figures from what the flusher stored', async (t) 
   t.ok(typia.is<W.EventsPerDay[]>(events), 'the documented shape');
   const sortedIds = [lessons, quizzes].sort();
   t.same(events, [
-    ...sortedIds.map((id) => (id === lessons ? { date: '2026-03-10', metricId: lessons, events: 2, total: 2 } : { date: '2026-03-10', metricId: quizzes, events: 1, total: 1 })),
-    ...sortedIds.map((id) => (id === lessons ? { date: '2026-03-11', metricId: lessons, events: 1, total: 1 } : { date: '2026-03-11', metricId: quizzes, events: 1, total: 1 })),
-    { date: '2026-03-12', metricId: lessons, events: 1, total: 1 },
-  ], 'events per UTC day and metric');
+    ...sortedIds.map((id) => (id === lessons ? { date: '2026-03-10', metricId: lessons, events: 2, total: 2, activeUsers: 2 } : { date: '2026-03-10', metricId: quizzes, events: 1, total: 1, activeUsers: 1 })),
+    ...sortedIds.map((id) => (id === lessons ? { date: '2026-03-11', metricId: lessons, events: 1, total: 1, activeUsers: 1 } : { date: '2026-03-11', metricId: quizzes, events: 1, total: 1, activeUsers: 1 })),
+    { date: '2026-03-12', metricId: lessons, events: 1, total: 1, activeUsers: 1 },
+  ], 'events per UTC day and metric, and the distinct users who sent them');
   t.same(await admin.analytics.events({ ...RANGE, metricId: quizzes }), [
-    { date: '2026-03-10', metricId: quizzes, events: 1, total: 1 },
-    { date: '2026-03-11', metricId: quizzes, events: 1, total: 1 },
+    { date: '2026-03-10', metricId: quizzes, events: 1, total: 1, activeUsers: 1 },
+    { date: '2026-03-11', metricId: quizzes, events: 1, total: 1, activeUsers: 1 },
   ], 'one metric');
   t.same(await admin.analytics.events({ from: '2026-03-11', to: '2026-03-11', metricId: lessons }), [
-    { date: '2026-03-11', metricId: lessons, events: 1, total: 1 },
+    { date: '2026-03-11', metricId: lessons, events: 1, total: 1, activeUsers: 1 },
   ], 'a range of one day holds that day only');
 
+  const [lessonTrigger, quizTrigger] = (xp.triggers as { id: string }[]).map((tr) => tr.id);
+  const byTrigger = (lesson: number, quiz: number) => [
+    ...(lesson ? [{ triggerId: lessonTrigger!, issued: lesson, consumed: 0 }] : []),
+    ...(quiz ? [{ triggerId: quizTrigger!, issued: 0, consumed: quiz }] : []),
+  ].sort((a, b) => (a.triggerId < b.triggerId ? -1 : 1));
   t.same(await admin.analytics.points(RANGE), [
-    { date: '2026-03-10', systemId: xp.id, issued: 20, consumed: 3, awards: 3 },
-    { date: '2026-03-11', systemId: xp.id, issued: 10, consumed: 3, awards: 2 },
-    { date: '2026-03-12', systemId: xp.id, issued: 10, consumed: 0, awards: 1 },
-  ], 'points issued (above zero) and consumed (below) per day');
+    { date: '2026-03-10', systemId: xp.id, issued: 20, consumed: 3, awards: 3, byTrigger: byTrigger(20, 3) },
+    { date: '2026-03-11', systemId: xp.id, issued: 10, consumed: 3, awards: 2, byTrigger: byTrigger(10, 3) },
+    { date: '2026-03-12', systemId: xp.id, issued: 10, consumed: 0, awards: 1, byTrigger: byTrigger(10, 0) },
+  ], 'points issued (above zero) and consumed (below) per day, and by the trigger that paid them');
 
   t.same(await admin.analytics.activeUsers(RANGE), [
     { date: '2026-03-10', users: 2 },

@@ -95,6 +95,15 @@ t.test('the console in Chromium', { skip: CHROMIUM ? false : 'no Chromium instal
     await page.select(sel, value);
   };
   const submit = (form: string) => page.click(`form[data-form="${form}"] button[type=submit]`);
+  /** Set a range's date inputs to 2026-03-01 .. 2026-03-16 (typing into a date input depends on the locale). */
+  const setDates = async (from: string, to: string) => {
+    for (const [sel, value] of [[from, '2026-03-01'], [to, '2026-03-16']] as const) {
+      await page.$eval(sel, (el, value) => {
+        (el as HTMLInputElement).value = value;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      }, value);
+    }
+  };
 
   const appKey = (await s.call('POST', '/admin/v1/application-api-keys', { body: [{ userId: 'ada' }] })).body.created[0].key;
   await s.call('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] });
@@ -229,12 +238,7 @@ t.test('the console in Chromium', { skip: CHROMIUM ? false : 'no Chromium instal
     await s.drain();
     await go('/console/analytics');
     await page.waitForSelector('#from', WAIT);
-    for (const [sel, value] of [['#from', '2026-03-01'], ['#to', '2026-03-16']]) {
-      await page.$eval(sel!, (el, value) => {
-        (el as HTMLInputElement).value = value;
-        el.dispatchEvent(new Event('input', { bubbles: true }));
-      }, value!);
-    }
+    await setDates('#from', '#to');
     await page.click('form.inline button[type=submit]');
     await waitText('[data-total=events]', '18');
     t.ok(await page.$('[data-chart=events] canvas'), 'the events chart is drawn');
@@ -252,6 +256,23 @@ t.test('the console in Chromium', { skip: CHROMIUM ? false : 'no Chromium instal
     t.equal(await page.$$eval('.calendar .day.on', (els) => els.length), 7);
     t.equal(await page.$$eval('[data-card=events] tbody tr', (els) => els.length), 7, 'every event, newest first');
     await shot('user');
+  });
+
+  await t.test('the experiment page: both groups, the lift in words, cohorts and the split by an attribute', async (t) => {
+    const want = (await s.call('GET', '/admin/v1/analytics/experiment?from=2026-03-01&to=2026-03-16&attribute=nickname')).body;
+    await go('/console/experiment');
+    await page.waitForSelector('#exp-from', WAIT);
+    await setDates('#exp-from', '#exp-to');
+    await choose('#exp-attribute', 'nickname');
+    await page.click('section.experiment form.inline button[type=submit]');
+    await waitText('[data-card=by-attribute]', 'By nickname');
+    t.ok(await page.$('[data-chart=retention] canvas'), 'the retention curves are drawn');
+    t.match(await text('tr[data-group=experiment]'), new RegExp(`^experiment${want.groups.experiment.users}`), 'the experiment group as the API counts it');
+    t.match(await text('tr[data-group=control]'), /^control0–––––$/, 'nobody in the control group: no shares, no means');
+    for (const h of ['d1', 'd7', 'd30']) t.match(await text(`[data-lift=${h}]`), /Too few users to tell/, `${h}: said in words`);
+    t.equal(await page.$$eval('[data-card=cohorts] tbody tr', (rows) => rows.length), 2 * want.cohorts.length, 'a row per cohort and group');
+    t.equal(await text('[data-card=by-attribute] h4'), HOSTILE, "ada's nickname, as text");
+    await shot('experiment');
   });
 
   await t.test('state transitions from the leaderboard list', async (t) => {

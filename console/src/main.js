@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, listAll, session } from './api.js';
 import * as C from './configure.js';
 import { Analytics } from './analytics.js';
+import { Experiment } from './experiment.js';
 import { LiveBoard, LiveList } from './live.js';
 import { Link, navigate, usePath } from './router.js';
 import { UserPage, UserSearch } from './user.js';
@@ -71,6 +72,7 @@ function Page({ path }) {
   if (page) return html`<${page[2]} />`;
   if (section === 'users') return arg ? html`<${UserPage} key=${arg} id=${arg} />` : html`<${UserSearch} />`;
   if (section === 'live') return arg ? html`<${LiveBoard} key=${arg} boardKey=${arg} />` : html`<${LiveList} />`;
+  if (section === 'experiment') return html`<${Experiment} />`;
   if (section === 'analytics' || !section) return html`<${Analytics} />`;
   return html`<p>Nothing here. <${Link} href="/console">Back to the console</${Link}></p>`;
 }
@@ -87,7 +89,7 @@ function App() {
       <button class="link" id="sign-out" onClick=${() => (session.signOut(), setSignedIn(false), navigate('/console'))}>Sign out</button>
     </header>
     <nav>
-      <h4>Watch</h4>${nav('/console/analytics', 'Analytics')}${nav('/console/live', 'Live leaderboards')}
+      <h4>Watch</h4>${nav('/console/analytics', 'Analytics')}${nav('/console/experiment', 'Experiment')}${nav('/console/live', 'Live leaderboards')}
       <h4>Inspect</h4>${nav('/console/users', 'Users')}
       <h4>Configure</h4>${PAGES.map(([slug, title]) => nav(`/console/${slug}`, title))}
     </nav>

@@ -15,7 +15,7 @@ import type {
   DeadLetter, DeadLetterReplayed, BatchEvent, BatchEventsResponse, BatchRejection,
   ErasedUser, UserExport,
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
-  StreakDistribution, AchievementCompletionRate,
+  StreakDistribution, AchievementCompletionRate, ExperimentQuery, ExperimentAnalytics, LeaderboardRunStats,
   RetentionSettings, RetentionSettingsResponse,
 } from '../wire/admin';
 
@@ -289,6 +289,11 @@ export class Laurel {
       streaks: (query: AnalyticsRange): Promise<StreakDistribution> => this.send('GET', '/admin/v1/analytics/streaks', { query }),
       achievements: (query: AnalyticsRange): Promise<AchievementCompletionRate[]> =>
         this.send('GET', '/admin/v1/analytics/achievements', { query }),
+      /** Retention and engagement of the users whose first active local date is in the range, control against experiment. */
+      experiment: (query: ExperimentQuery): Promise<ExperimentAnalytics> => this.send('GET', '/admin/v1/analytics/experiment', { query }),
+      /** The runs of a leaderboard starting in the range. */
+      leaderboardRuns: (key: string, query: AnalyticsRange): Promise<LeaderboardRunStats[]> =>
+        this.send('GET', path`/admin/v1/analytics/leaderboards/${key}`, { query }),
     },
     /** Endpoints' secrets are in the create and rotateSecret responses only. */
     webhooks: {

@@ -1,6 +1,8 @@
 import type { Ctx } from '../context';
 import type { Tenant } from './tenants';
 import { tx } from './db';
+import { sumActivity } from './activity-record';
+import { refreshUserSummaries } from './experiment';
 
 const DAY_MS = 86_400_000;
 /**
@@ -78,8 +80,8 @@ export class DailyRollups {
     const args = [tenant.id, start, end];
     await tx(this.ctx.db, async (c) => {
       await c.query(
-        `INSERT INTO rollup_events (tenant_id, day, metric_id, events, total)
-         SELECT $1, (occurred_at AT TIME ZONE 'UTC')::date, metric_id, count(*), sum(value) FROM events
+        `INSERT INTO rollup_events (tenant_id, day, metric_id, events, total, active_users)
+         SELECT $1, (occurred_at AT TIME ZONE 'UTC')::date, metric_id, count(*), sum(value), count(DISTINCT user_id) FROM events
          WHERE tenant_id = $1 AND occurred_at >= $2 AND occurred_at < $3 GROUP BY 2, 3
          ON CONFLICT DO NOTHING`,
         args,
@@ -92,6 +94,7 @@ export class DailyRollups {
          ON CONFLICT DO NOTHING`,
         args,
       );
+      await refreshUserSummaries(c, tenant.id, await sumActivity(c, tenant.id, start, end));
       // Every day gets its row (0 active users included): the row says the day is summed.
       await c.query(
         `INSERT INTO rollup_days (tenant_id, day, active_users)

@@ -699,6 +699,8 @@ export interface EventsPerDay {
   events: Int;
   /** Sum of the events' values. */
   total: number;
+  /** Distinct users who sent an event of this metric that day. */
+  activeUsers: Int;
 }
 
 /** Points of one system on one UTC day: awards above zero are issued, below zero consumed (as a positive number). */
@@ -709,6 +711,15 @@ export interface PointsPerDay {
   issued: number;
   consumed: number;
   awards: Int;
+  /** One entry per trigger that paid that day, by trigger id: their `issued` add up to the row's. */
+  byTrigger: PointsByTrigger[];
+}
+
+/** One trigger's share of a day's points (see PointsPerDay.byTrigger). */
+export interface PointsByTrigger {
+  triggerId: string;
+  issued: number;
+  consumed: number;
 }
 
 /** Users with at least one event on one UTC day. */
@@ -740,6 +751,77 @@ export interface AchievementCompletionRate {
   users: Int;
   /** completedBy / users (0 without users). */
   rate: number;
+}
+
+/** `GET /admin/v1/analytics/experiment`: users whose first active (local) day is in the range. */
+export interface ExperimentQuery extends AnalyticsRange {
+  /** A user attribute's key: also split the figures by its values. */
+  attribute?: string & tags.MinLength<1> & tags.MaxLength<100>;
+}
+
+/** Share (0 to 1) of a group's users active on their day 1, 7, 30; null with nobody whose day is over. */
+export interface ExperimentRetention {
+  d1: number | null;
+  d7: number | null;
+  d30: number | null;
+}
+
+export interface ExperimentGroup {
+  users: Int;
+  retention: ExperimentRetention;
+  /** Mean over the users of their active days among days 0 to 29 (null without users). */
+  activeDaysPerUser: number | null;
+  /** Events on those active days divided by their number (null without any). */
+  eventsPerActiveDay: number | null;
+}
+
+export interface ExperimentGroups {
+  control: ExperimentGroup;
+  experiment: ExperimentGroup;
+}
+
+/** Experiment share minus control share, its 95% interval, and the two-sided p-value of the pooled z test. */
+export interface ExperimentLift {
+  difference: number;
+  low: number;
+  high: number;
+  pValue: number;
+}
+
+/** Null when either group has fewer than 30 users in that figure's denominator. */
+export interface ExperimentLifts {
+  d1: ExperimentLift | null;
+  d7: ExperimentLift | null;
+  d30: ExperimentLift | null;
+}
+
+/** Users whose first active day falls in the week starting Monday `week`: element k is the share active in week k (weeks over only). */
+export interface ExperimentCohort {
+  week: IsoDate;
+  control: (number | null)[];
+  experiment: (number | null)[];
+}
+
+export interface ExperimentAnalytics {
+  from: IsoDate;
+  to: IsoDate;
+  groups: ExperimentGroups;
+  lift: ExperimentLifts;
+  cohorts: ExperimentCohort[];
+  /** With `attribute`: the groups per value of that attribute (users without one left out). */
+  byAttribute?: Record<string, ExperimentGroups>;
+}
+
+/** One run of a leaderboard (`GET /admin/v1/analytics/leaderboards/{key}`). */
+export interface LeaderboardRunStats {
+  /** The run's first and last local dates (end null: a board without an end). */
+  start: IsoDate;
+  end: IsoDate | null;
+  /** Entries in its rankings (every group of a breakdown). */
+  participants: Int;
+  /** Highest and median score (null without participants); an even count's median is the mean of the middle two. */
+  top: number | null;
+  median: number | null;
 }
 
 // ---- batches of events ----

@@ -1,15 +1,19 @@
 import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { describe } from '../../http/body';
-import { unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
+import { notFound, unprocessable } from '../../errors';
 import { periodIndexes } from '../../domain/streaks';
+import { experimentFigures } from '../../domain/experiment';
+import { runDates, runIndex, TIE_BITS } from '../../domain/leaderboards';
 import { addDays, DailyRollups } from '../../store/rollups';
+import { firstEventDay, openTriggerPoints } from '../../store/activity-record';
+import { userActivity } from '../../store/experiment';
 import type { Tenant } from '../../store/tenants';
 import type { WeekStart } from '../../wire/admin';
 import type {
-  AchievementCompletionRate, ActiveUsersPerDay, AnalyticsRange, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay,
-  StreakDistribution,
+  AchievementCompletionRate, ActiveUsersPerDay, AnalyticsRange, EventsAnalyticsQuery, EventsPerDay, ExperimentQuery, LeaderboardRunStats,
+  PointsAnalyticsQuery, PointsByTrigger, PointsPerDay, StreakDistribution,
 } from '../../wire/admin';
 
 /** The longest range one request may cover: every query below scans at most this many days of one tenant's index. */
@@ -70,10 +74,10 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
         const { rows } = await ctx.db.query<EventsPerDay>(
-          `SELECT to_char(day, 'YYYY-MM-DD') AS date, metric_id AS "metricId", events, total::float8 AS total
+          `SELECT to_char(day, 'YYYY-MM-DD') AS date, metric_id AS "metricId", events, total::float8 AS total, active_users AS "activeUsers"
            FROM rollup_events WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($6::uuid IS NULL OR metric_id = $6)
            UNION ALL
-           SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), metric_id, count(*)::int, sum(value)::float8
+           SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), metric_id, count(*)::int, sum(value)::float8, count(DISTINCT user_id)::int
            FROM events
            WHERE tenant_id = $1 AND occurred_at >= $4 AND occurred_at < $5 AND ($6::uuid IS NULL OR metric_id = $6)
            GROUP BY 1, 2
@@ -91,21 +95,40 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const q = query(req, typia.createValidateEquals<PointsAnalyticsQuery>());
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
-        const { rows } = await ctx.db.query<PointsPerDay>(
-          `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", issued::float8 AS issued, consumed::float8 AS consumed, awards
-           FROM rollup_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($6::uuid IS NULL OR system_id = $6)
-           UNION ALL
-           SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), system_id,
-                  coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0)::float8,
-                  coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)::float8,
-                  count(*)::int
-           FROM points_awards
-           WHERE tenant_id = $1 AND at >= $4 AND at < $5 AND ($6::uuid IS NULL OR system_id = $6)
-           GROUP BY 1, 2
-           ORDER BY 1, 2`,
-          [tenant.id, q.from, split.day, split.at, q.end, q.systemId?.toLowerCase() ?? null],
-        );
-        return reply(200, rows);
+        const systemId = q.systemId?.toLowerCase() ?? null;
+        const [{ rows: closed }, { rows: closedTriggers }, open] = await Promise.all([
+          ctx.db.query<PointsPerDay>(
+            `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", issued::float8 AS issued, consumed::float8 AS consumed, awards
+             FROM rollup_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($4::uuid IS NULL OR system_id = $4)`,
+            [tenant.id, q.from, split.day, systemId],
+          ),
+          ctx.db.query<PointsByTrigger & { date: string; systemId: string }>(
+            `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", trigger_id AS "triggerId", issued::float8 AS issued, consumed::float8 AS consumed
+             FROM rollup_trigger_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($4::uuid IS NULL OR system_id = $4)`,
+            [tenant.id, q.from, split.day, systemId],
+          ),
+          openTriggerPoints(ctx.db, tenant.id, split.at, q.end, systemId),
+        ]);
+        // Closed days: the day's sums with their triggers'. Open days: one read per trigger, the day's row their sum.
+        const days = new Map<string, PointsPerDay>(closed.map((r) => [`${r.date} ${r.systemId}`, { ...r, byTrigger: [] }]));
+        const dayOf = (date: string, systemId: string) => {
+          const k = `${date} ${systemId}`;
+          let d = days.get(k);
+          if (!d) days.set(k, (d = { date, systemId, issued: 0, consumed: 0, awards: 0, byTrigger: [] }));
+          return d;
+        };
+        for (const r of closedTriggers) days.get(`${r.date} ${r.systemId}`)?.byTrigger.push({ triggerId: r.triggerId, issued: r.issued, consumed: r.consumed });
+        for (const r of open) {
+          const d = dayOf(r.date, r.systemId);
+          d.issued += r.issued;
+          d.consumed += r.consumed;
+          d.awards += r.awards;
+          d.byTrigger.push({ triggerId: r.triggerId, issued: r.issued, consumed: r.consumed });
+        }
+        const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+        const out = [...days.values()].sort((a, b) => byKey(a.date, b.date) || byKey(a.systemId, b.systemId));
+        for (const d of out) d.byTrigger.sort((a, b) => byKey(a.triggerId, b.triggerId));
+        return reply(200, out);
       },
     },
     {
@@ -182,6 +205,67 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         ]);
         const n = users[0]?.n ?? 0;
         const out: AchievementCompletionRate[] = rows.map((r) => ({ ...r, users: n, rate: n ? Math.round((r.completedBy / n) * 1e4) / 1e4 : 0 }));
+        return reply(200, out);
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/admin/v1/analytics/experiment',
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const q = query(req, typia.createValidateEquals<ExperimentQuery>());
+        const attribute = q.attribute ?? null;
+        if (attribute !== null && !(await ctx.configs.get(tenant)).userAttributes.has(attribute)) {
+          throw unprocessable(`Invalid query.attribute: "${attribute}" is not a user attribute`);
+        }
+        await ctx.durable.all(tenant);
+        // Day 0 is a user's first date over their whole history: every closed day since the first event is summed.
+        const open = await rollups.openFrom(tenant);
+        const first = await firstEventDay(ctx.db, tenant.id);
+        if (first !== null) await rollups.ensure(tenant, first, addDays(open, -1), open);
+        const users = await userActivity(ctx.db, tenant.id, q, { day: open, at: new Date(`${open}T00:00:00Z`) }, attribute);
+        return reply(200, experimentFigures(users, ctx.clock.now(), { from: q.from, to: q.to }, attribute !== null));
+      },
+    },
+    {
+      method: 'get',
+      pattern: '/admin/v1/analytics/leaderboards/:key',
+      handler: async (req) => {
+        const tenant = await identifyAdmin(ctx, req);
+        const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+        const b = (await ctx.configs.get(tenant)).boardsByKey.get(req.params[0]!);
+        if (!b) throw notFound(`Leaderboard "${req.params[0]}" not found`);
+        // The runs starting in the range: from the first run starting on or after `from` to the run holding `to`.
+        let r0 = runIndex(b, q.from < b.start ? b.start : q.from)!;
+        if (runDates(b, r0).start < q.from) r0++;
+        const r1 = runIndex(b, q.to);
+        const runs: number[] = [];
+        for (let r = r0; r1 !== null && r <= r1; r++) {
+          const start = runDates(b, r).start;
+          if (b.end !== null && start > b.end) break;
+          runs.push(r);
+        }
+        if (!runs.length) return reply(200, []);
+        await ctx.durable.all(tenant);
+        // A run's final rankings once stored, its live entries before (a late flush may still
+        // write entries of a run already final: those are left out).
+        const { rows } = await ctx.db.query<{ run: number; participants: number; top: number; median: number }>(
+          `WITH b AS (SELECT finalized_run AS last FROM leaderboards WHERE id = $2)
+           SELECT run, count(*)::int AS participants, max(v) AS top, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS median FROM (
+             SELECT run, value::float8 AS v FROM leaderboard_results, b
+             WHERE tenant_id = $1 AND leaderboard_id = $2 AND run BETWEEN $3 AND $4 AND run <= b.last
+             UNION ALL
+             SELECT run, floor(score / $5)::float8 FROM board_entries, b
+             WHERE tenant_id = $1 AND leaderboard_id = $2 AND run BETWEEN $3 AND $4 AND run > b.last AND score IS NOT NULL
+           ) x GROUP BY run`,
+          [tenant.id, b.id, runs[0], runs[runs.length - 1], TIE_BITS],
+        );
+        const byRun = new Map(rows.map((r) => [r.run, r]));
+        const out: LeaderboardRunStats[] = runs.map((r) => {
+          const dates = runDates(b, r);
+          const s = byRun.get(r);
+          return { start: dates.start, end: dates.end, participants: s?.participants ?? 0, top: s?.top ?? null, median: s?.median ?? null };
+        });
         return reply(200, out);
       },
     },

@@ -8,7 +8,7 @@ import type {
   AdminWebhook, ErasedUser, UserExport, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDeliveriesQuery, WebhookDelivery, WebhookFields,
   DeadLetter, DeadLetterReplayed, BatchEventsBody, BatchEventsResponse, BatchRejection,
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
-  StreakDistribution, AchievementCompletionRate,
+  StreakDistribution, AchievementCompletionRate, ExperimentQuery, ExperimentAnalytics, LeaderboardRunStats,
   RetentionSettings, RetentionSettingsResponse,
 } from '../../wire/admin';
 import type { Operation, Unit } from './document';
@@ -285,6 +285,23 @@ export const adminOperations: Operation[] = [
   ...analytics('active-users', 'Users with an event, per UTC day', typia.json.schema<AnalyticsRange>(), typia.json.schema<ActiveUsersPerDay[]>()),
   ...analytics('streaks', 'Users by the length of their streak alive at the end of the range', typia.json.schema<AnalyticsRange>(), typia.json.schema<StreakDistribution>()),
   ...analytics('achievements', 'Completions and completion rate of each achievement', typia.json.schema<AnalyticsRange>(), typia.json.schema<AchievementCompletionRate[]>()),
+  {
+    method: 'get', path: '/admin/v1/analytics/experiment', operationId: 'admin_analytics_experiment', tag: 'Admin: analytics', auth: admin,
+    summary: 'Retention and engagement of the experiment group against the control group',
+    description: 'For the users whose first active local date is between `from` and `to` (both included, at most 400 days apart): '
+      + 'd1/d7/d30 retention, active days and events per active day by group, the lift with its 95% interval and p-value, weekly cohorts, '
+      + 'and with `attribute` the split by that user attribute. See docs/analytics.md. 422 for a bad range or an unknown attribute.',
+    query: typia.json.schema<ExperimentQuery>(),
+    responses: { 200: { description: 'The figures', schema: typia.json.schema<ExperimentAnalytics>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/analytics/leaderboards/:key', operationId: 'admin_analytics_leaderboard_runs', tag: 'Admin: analytics', auth: admin,
+    summary: "Statistics of a leaderboard's runs",
+    description: 'One entry per run starting between `from` and `to` (both included, at most 400 days apart): its dates, participants, top and median score. '
+      + '404 for an unknown board; 422 for a bad range.',
+    query: typia.json.schema<AnalyticsRange>(),
+    responses: { 200: { description: 'The runs, oldest first', schema: typia.json.schema<LeaderboardRunStats[]>() } },
+  },
   {
     method: 'post', path: '/admin/v1/application-api-keys', operationId: 'admin_application_api_keys_create', tag: 'Admin: keys', auth: admin,
     summary: 'Create application keys, each limited to one user',
