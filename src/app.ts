@@ -54,6 +54,10 @@ import { liveRoutes } from './api/app/live';
 import { LiveHub, LiveStats } from './live/hub';
 import { LIVE_PATH, registerLive } from './live/server';
 import { LiveTokens, tokenSecret } from './live/tokens';
+import { AuditLog } from './store/audit';
+import { audited } from './api/audited';
+import { adminKeyRoutes } from './api/admin/admin-keys';
+import { auditLogRoutes } from './api/admin/audit-log';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -122,6 +126,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     config, clock, log, db, redis, keys, engine, auth, tenants, configs,
     zones: new TtlCache(clock, 200_000),
     secrets,
+    audit: new AuditLog(db, clock, config.auditRetentionDays),
     broadcast: async (msg) => {
       await redis.publish(keys.channel, msg);
     },
@@ -183,8 +188,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const hub = roles.http ? new LiveHub(ctx, config.live) : null;
   liveHub = hub;
   if (hub) reportLive(() => hub.stats());
+  // Every Admin API write is recorded in the audit log (api/audited.ts).
   const routes: Route[] = roles.http
-    ? [
+    ? audited(ctx, [
         ...healthRoutes(ctx, flusher, deadLetters),
         ...prometheusRoutes(config),
         ...eventRoutes(ctx),
@@ -213,7 +219,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...liveRoutes(ctx, tokens!),
         ...openApiRoutes(),
         ...consoleRoutes(),
-      ]
+        ...adminKeyRoutes(ctx),
+        ...auditLogRoutes(ctx),
+      ])
     : [];
   const http = roles.http
     ? createHttpServer(routes, {
