@@ -79,7 +79,7 @@ export class AuditLog {
        WHERE ($1::uuid IS NULL OR tenant_id = $1) AND ($2::text IS NULL OR resource = $2) AND ($3::text IS NULL OR key_id = $3)
          AND ($4::timestamptz IS NULL OR at >= $4) AND ($5::timestamptz IS NULL OR at <= $5)
          AND ($6::timestamptz IS NULL OR (at, id) < ($6, $7::bigint))
-       ORDER BY at DESC, id DESC LIMIT $8`,
+       ORDER BY audit_log.at DESC, audit_log.id DESC LIMIT $8`,
       [f.tenantId ?? null, f.resource ?? null, f.keyId ?? null, f.since ?? null, f.until ?? null, f.before?.at ?? null, f.before?.id ?? null, f.limit],
     );
     return rows.map((r) => ({
