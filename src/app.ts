@@ -36,6 +36,7 @@ import { streakRoutes } from './api/app/streaks';
 import { leaderboardRoutes } from './api/app/leaderboards';
 import { ensureAdminKey, warnWithoutAutovacuum } from './store/bootstrap';
 import { loadSecretBox } from './store/secrets';
+import { openSealed, resealSecrets } from './store/sealed';
 import { Scheduler } from './scheduler/scheduler';
 import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
@@ -122,6 +123,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const auth = new Authenticator(db, config.adminApiKey, clock, new RateLimiter(engine, keys, clock, config.rateLimit));
   const configs = new TenantConfigs(db, redis, engine, keys, log);
   const secrets = await loadSecretBox(db, config.secretsKey, config.secretsKeyPrevious, log);
+  // Credentials stored before sealing existed are sealed now.
+  const sealed = await resealSecrets(db, secrets);
+  if (sealed) log.info('sealed stored credentials that were in the clear', { count: sealed });
   const ctx: Ctx = {
     config, clock, log, db, redis, keys, engine, auth, tenants, configs,
     zones: new TtlCache(clock, 200_000),
@@ -166,6 +170,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     retryBaseMs: config.webhookRetryBaseMs,
     pollMs: config.webhookPollMs,
     retentionMs: config.webhookRetentionDays * 86_400_000,
+    openSecret: (stored) => openSealed(secrets, stored),
   });
   const deadLetters = new DeadLetters(db, clock, log);
   const newFlusher = () =>
