@@ -1,6 +1,8 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { startServer, TestServer } from './helpers/harness';
+import { erasureHash } from '../src/store/privacy';
+import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 
 /** What the suite keeps while it walks the write routes (ids made by earlier steps). */
 type State = Record<string, any>;
@@ -14,6 +16,8 @@ interface Step {
   resource: string;
   /** Ids the entry must name. */
   ids?(st: State, reply: any): string[];
+  /** The path recorded, when not the one requested. */
+  path?(st: State): string;
   /** Keep what later steps need. */
   save?(st: State, reply: any): void;
   /** Set up what the step needs outside the Admin API (no entry). */
@@ -21,6 +25,7 @@ interface Step {
 }
 
 const ids = (list: { id: string }[]) => list.map((x) => x.id);
+const ERASED_ADA = `sha256:${erasureHash(DEFAULT_TENANT_ID, 'ada')}`;
 
 /**
  * One successful request for every write route of the Admin API, in an order
@@ -135,7 +140,9 @@ const STEPS: Step[] = [
       st.deadLetter2 = (await s.call('GET', '/admin/v1/dead-letters')).body[0].id;
     },
   },
-  { op: 'DELETE /admin/v1/users/:id', req: () => ({ path: '/admin/v1/users/ada' }), action: 'erase', resource: 'users', ids: () => ['ada'] },
+  // The user's id is recorded as the erasure's hash, never as itself (the log is never edited).
+  { op: 'DELETE /admin/v1/users/:id', req: () => ({ path: '/admin/v1/users/ada' }), action: 'erase', resource: 'users', ids: () => [ERASED_ADA],
+    path: () => `/admin/v1/users/${ERASED_ADA.replace(':', '%3A')}` },
   { op: 'POST /admin/v1/admin-api-keys', req: () => ({ path: '/admin/v1/admin-api-keys', body: { name: 'spare' } }),
     action: 'create', resource: 'admin-api-keys', ids: (_, r) => [r.id], save: (st, r) => (st.adminKey = r) },
   { op: 'POST /admin/v1/admin-api-keys/:id/rotate', req: (st) => ({ path: `/admin/v1/admin-api-keys/${st.adminKey.id}/rotate` }),
@@ -195,11 +202,13 @@ t.test('every Admin API write leaves exactly one entry, naming actor, action and
     t.equal(await count(s), before + 1, `${step.op}: one entry`);
     const [entry] = (await s.call('GET', '/admin/v1/audit-log?limit=1', { key })).body.entries;
     t.match(entry, {
-      keyId: actor.id, keyPrefix: actor.prefix, method, route: step.op.split(' ')[1], path: req.path.split('?')[0],
+      keyId: actor.id, keyPrefix: actor.prefix, method, route: step.op.split(' ')[1], path: step.path?.(st) ?? req.path.split('?')[0],
       resource: step.resource, action: step.action, status: r.status,
     }, `${step.op}: ${step.action} ${step.resource} by the auditor key`);
     for (const id of step.ids?.(st, r.body) ?? []) t.ok(entry.resourceIds.includes(id), `${step.op}: names ${id}`);
   }
+  const raw = JSON.stringify((await s.app.ctx.db.query('SELECT * FROM audit_log')).rows);
+  t.notMatch(raw, /"ada"|\/ada\b/, 'no entry holds the erased user id');
 
   // Updates hold the changed fields, before and after.
   const log = (await s.call('GET', '/admin/v1/audit-log?resource=metrics&limit=500', { key })).body.entries;

@@ -1,6 +1,7 @@
 import type { Ctx } from '../context';
 import type { Reply, Request, Route } from '../http/server';
 import type { NewAuditEntry } from '../store/audit';
+import { erasureHash } from '../store/privacy';
 
 /**
  * The audit log's recorder, wrapped around the Admin API's write routes at
@@ -41,6 +42,10 @@ function recorded(ctx: Ctx, route: Route, gets: Map<string, Route['handler']>): 
   const resource = named.join('/');
   // The id in the path, when the route acts on one resource (`/webhooks/:id`, `/webhooks/:id/rotate-secret`).
   const itemParam = (verb ? segments[segments.length - 2] : last)?.startsWith(':') ? segments.filter((s) => s.startsWith(':')).length - 1 : -1;
+  // A user's id is personal data, and the log is never edited (an erasure could not take it out):
+  // it is recorded as the erasure's hash of tenant and user id instead.
+  const params = segments.filter((s) => s.startsWith(':'));
+  const personal = new Set(segments.flatMap((s, i) => (s.startsWith(':') && segments[i - 1] === 'users' ? [params.indexOf(s)] : [])));
   const isUpdate = route.method === 'patch' || route.method === 'put';
   const base = verb ?? (route.method === 'post' ? 'create' : isUpdate ? 'update' : resource === 'users' ? 'erase' : 'delete');
 
@@ -56,15 +61,18 @@ function recorded(ctx: Ctx, route: Route, gets: Map<string, Route['handler']>): 
       const changes = before && after ? diff(before, after) : null;
       const actor = await ctx.auth.actor(req.apiKey);
       const tenant = ACCOUNT_LEVEL.has(resource) ? null : await ctx.tenants.resolve({ kind: 'admin' }, req.tenantId).catch(() => null);
+      const values = req.params.map((v, i) => (personal.has(i) ? `sha256:${erasureHash(tenant?.id ?? '', v)}` : v));
+      let k = 0;
+      const path = ADMIN + segments.map((s) => (s.startsWith(':') ? encodeURIComponent(values[k++]!) : s)).join('/');
       await ctx.audit.append({
         keyId: actor?.id ?? 'unknown',
         keyPrefix: actor?.prefix ?? 'unknown',
         tenantId: tenant?.id ?? null,
         method: req.method,
         route: route.pattern,
-        path: req.path,
+        path,
         resource,
-        resourceIds: idsOf(req, body, itemParam, changes),
+        resourceIds: idsOf({ ...req, params: values }, body, itemParam, changes),
         action: actionOf(base, changes),
         status: out.status,
         changes,
