@@ -1,21 +1,10 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../clock';
 import { tx } from './db';
+import type { AuditEntry } from '../wire/admin';
 
-/** An entry as written (see wire AuditEntry for what each field means). */
-export interface NewAuditEntry {
-  keyId: string;
-  keyPrefix: string;
-  tenantId: string | null;
-  method: string;
-  route: string;
-  path: string;
-  resource: string;
-  resourceIds: string[];
-  action: string;
-  status: number;
-  changes: Record<string, Record<string, { before: unknown; after: unknown }>> | null;
-}
+/** An entry as written: what the API shows, less what the table assigns (id, time). */
+export type NewAuditEntry = Omit<AuditEntry, 'id' | 'time'>;
 
 export interface AuditRow extends NewAuditEntry {
   id: string;
