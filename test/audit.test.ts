@@ -302,3 +302,13 @@ t.test('the log reads newest first, with filters and a cursor; old months are dr
   t.same(parts.rows.map((r) => r.relname), ['audit_log_y2026m05'], 'March was dropped as a whole partition');
   t.same((await s.call('GET', '/admin/v1/audit-log')).body.entries.map((e: { time: string }) => e.time), ['2026-05-20T00:00:00.000Z']);
 });
+
+t.test("the log's reads of what an update changes count against no rate limit", async (t) => {
+  const s = await startServer(t, { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '2' });
+  const made = await s.metrics(['a', 'b', 'c']);
+  s.clock.advance(10_000);
+  const r = await s.call('PATCH', '/admin/v1/metrics', { body: ['a', 'b', 'c'].map((k) => ({ id: made[k]!.id, name: `Renamed ${k}` })) });
+  t.equal(r.status, 200, 'one request, whatever the number of items read for the log');
+  const [entry] = (await s.call('GET', '/admin/v1/audit-log?limit=1')).body.entries;
+  t.equal(Object.keys(entry.changes).length, 3, 'every item read before and after');
+});

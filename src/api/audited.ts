@@ -50,7 +50,8 @@ function recorded(ctx: Ctx, route: Route, gets: Map<string, Route['handler']>): 
   const base = verb ?? (route.method === 'post' ? 'create' : isUpdate ? 'update' : resource === 'users' ? 'erase' : 'delete');
 
   return async (req) => {
-    const read = isUpdate ? reader(route, req, gets) : null;
+    // Read only for a caller who may make the change (so a refused request costs no reads), as the server itself.
+    const read = isUpdate && (await ctx.auth.actor(req.apiKey)) ? reader(route, { ...req, apiKey: ctx.auth.internalKey }, gets) : null;
     const before = read ? await read() : null;
     const out = await route.handler(req);
     if (out.status < 200 || out.status >= 300) return out;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import { forbidden, unauthorized } from '../errors';
 import { TtlCache } from '../domain/ttl-cache';
@@ -57,6 +58,13 @@ export class Authenticator {
   private generation = 0;
   /** When this process last wrote each admin key's last use. */
   private readonly touched = new Map<string, number>();
+  /**
+   * An admin key known only to this process, for reads the server makes on a
+   * request's behalf (the audit log's before and after): not counted against
+   * a rate limit, not recorded as a use. It never leaves memory.
+   */
+  readonly internalKey = `internal.${randomBytes(32).toString('hex')}`;
+  private readonly internalDigest = digest(this.internalKey);
 
   constructor(
     private readonly db: Pool,
@@ -73,7 +81,7 @@ export class Authenticator {
     const found = await this.find(presented);
     if (!found) throw unauthorized();
     if (found.limit) await this.limiter!.take(found.rateId, found.limit);
-    if (found.principal.kind === 'admin') this.touch(found.id);
+    if (found.principal.kind === 'admin' && found.id !== 'internal') this.touch(found.id);
     return found.principal;
   }
 
@@ -91,6 +99,7 @@ export class Authenticator {
 
   private async find(presented: string): Promise<Found | null> {
     if (!presented) return null;
+    if (matches(presented, this.internalDigest)) return { id: 'internal', prefix: 'internal', principal: { kind: 'admin' }, limit: null, rateId: '' };
     if (this.envAdminDigest && matches(presented, this.envAdminDigest)) {
       if (!this.envId) {
         this.envId = this.db.query<{ id: string }>(`SELECT id FROM api_keys WHERE source = 'environment'`).then((r) => r.rows[0]?.id ?? 'environment');
