@@ -93,23 +93,16 @@ t.test('nobody locks themselves out: 409 for the calling key, the last active ke
   const one = (await s.call('POST', KEYS, { body: { name: 'one' } })).body as Key;
   const two = (await s.call('POST', KEYS, { body: { name: 'two' } })).body as Key;
 
-  for (const [method, path, body] of [
-    ['POST', `${KEYS}/${one.id}/rotate`, undefined],
-    ['PATCH', `${KEYS}/${one.id}`, { status: 'inactive' }],
-    ['DELETE', `${KEYS}/${one.id}`, undefined],
-  ] as const) {
-    const r = await s.call(method, path, { key: one.key, body });
-    t.equal(r.status, 409, `${method} on the calling key`);
-    t.match(r.body.error, /the key it is made with/);
-  }
-  for (const [method, path, body] of [
-    ['POST', `${KEYS}/${env.id}/rotate`, undefined],
-    ['PATCH', `${KEYS}/${env.id}`, { status: 'inactive' }],
-    ['DELETE', `${KEYS}/${env.id}`, undefined],
-  ] as const) {
-    const r = await s.call(method, path, { key: one.key, body });
-    t.equal(r.status, 409, `${method} on ADMIN_API_KEY`);
-    t.match(r.body.error, /ADMIN_API_KEY.*environment variable/);
+  for (const [target, what, why] of [[one, 'the calling key', /the key it is made with/], [env, 'ADMIN_API_KEY', /ADMIN_API_KEY.*environment variable/]] as const) {
+    for (const [method, path, body] of [
+      ['POST', `${KEYS}/${target.id}/rotate`, undefined],
+      ['PATCH', `${KEYS}/${target.id}`, { status: 'inactive' }],
+      ['DELETE', `${KEYS}/${target.id}`, undefined],
+    ] as const) {
+      const r = await s.call(method, path, { key: one.key, body });
+      t.equal(r.status, 409, `${method} on ${what}`);
+      t.match(r.body.error, why);
+    }
   }
   t.equal(await uses(s, one.key!), 200, 'the key refused to act on itself still works');
 
