@@ -36,6 +36,7 @@ import { streakRoutes } from './api/app/streaks';
 import { leaderboardRoutes } from './api/app/leaderboards';
 import { ensureAdminKey, warnWithoutAutovacuum } from './store/bootstrap';
 import { loadSecretBox } from './store/secrets';
+import { openSealed, resealSecrets } from './store/sealed';
 import { Scheduler } from './scheduler/scheduler';
 import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
@@ -54,6 +55,10 @@ import { liveRoutes } from './api/app/live';
 import { LiveHub, LiveStats } from './live/hub';
 import { LIVE_PATH, liveUpgrade } from './live/server';
 import { LiveTokens, tokenSecret } from './live/tokens';
+import { AuditLog } from './store/audit';
+import { audited } from './api/audited';
+import { adminKeyRoutes } from './api/admin/admin-keys';
+import { auditLogRoutes } from './api/admin/audit-log';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -118,10 +123,14 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const auth = new Authenticator(db, config.adminApiKey, clock, new RateLimiter(engine, keys, clock, config.rateLimit));
   const configs = new TenantConfigs(db, redis, engine, keys, log);
   const secrets = await loadSecretBox(db, config.secretsKey, config.secretsKeyPrevious, log);
+  // Credentials stored before sealing existed are sealed now.
+  const sealed = await resealSecrets(db, secrets);
+  if (sealed) log.info('sealed stored credentials that were in the clear', { count: sealed });
   const ctx: Ctx = {
     config, clock, log, db, redis, keys, engine, auth, tenants, configs,
     zones: new TtlCache(clock, 200_000),
     secrets,
+    audit: new AuditLog(db, clock, config.auditRetentionDays),
     broadcast: async (msg) => {
       await redis.publish(keys.channel, msg);
     },
@@ -161,6 +170,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     retryBaseMs: config.webhookRetryBaseMs,
     pollMs: config.webhookPollMs,
     retentionMs: config.webhookRetentionDays * 86_400_000,
+    openSecret: (stored) => openSealed(secrets, stored),
   });
   const deadLetters = new DeadLetters(db, clock, log);
   const newFlusher = () =>
@@ -183,8 +193,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const hub = roles.http ? new LiveHub(ctx, config.live) : null;
   liveHub = hub;
   if (hub) reportLive(() => hub.stats());
+  // Every Admin API write is recorded in the audit log (api/audited.ts).
   const routes: Route[] = roles.http
-    ? [
+    ? audited(ctx, [
         ...healthRoutes(ctx, flusher, deadLetters),
         ...prometheusRoutes(config),
         ...eventRoutes(ctx),
@@ -213,7 +224,9 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...liveRoutes(ctx, tokens!),
         ...openApiRoutes(),
         ...consoleRoutes(),
-      ]
+        ...adminKeyRoutes(ctx),
+        ...auditLogRoutes(ctx),
+      ])
     : [];
   const http = roles.http
     ? createHttpServer(routes, {

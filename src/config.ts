@@ -58,6 +58,8 @@ export interface Config {
   secretsKey: string | undefined;
   /** The key before a rotation: still opens what it sealed until everything is re-sealed. */
   secretsKeyPrevious: string | undefined;
+  /** Audit log entries are dropped, a month at a time, once older than this. */
+  auditRetentionDays: number;
 }
 
 export interface LiveConfig {
@@ -137,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     secretsKey: env.SECRETS_KEY || undefined,
     secretsKeyPrevious: env.SECRETS_KEY_PREVIOUS || undefined,
+    auditRetentionDays: intVar(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
   };
 }
 

@@ -11,6 +11,7 @@ import type { TenantConfigs } from './store/tenant-config';
 import type { TtlCache } from './domain/ttl-cache';
 import type { Request } from './http/server';
 import type { SecretBox } from './domain/secret-box';
+import type { AuditLog } from './store/audit';
 
 /** The services a request handler may use. */
 export interface Ctx {
@@ -32,6 +33,8 @@ export interface Ctx {
   durable: FlushThrough;
   /** Seals and opens stored credentials (AES-256-GCM under SECRETS_KEY). */
   secrets: SecretBox;
+  /** Changes made through the Admin API (written by api/audited.ts). */
+  audit: AuditLog;
 }
 
 /**

@@ -75,8 +75,8 @@ t.test('the console in Chromium', { skip: CHROMIUM ? false : 'no Chromium instal
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
   page.on('console', (m) => {
-    // 401/403/404 answers are logged by the browser as failed loads; those are expected here.
-    if (m.type() === 'error' && !/status of 40[134]/.test(m.text())) problems.push(m.text());
+    // 401/403/404/409 answers are logged by the browser as failed loads; those are expected here.
+    if (m.type() === 'error' && !/status of 40[1349]/.test(m.text())) problems.push(m.text());
   });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -281,6 +281,38 @@ t.test('the console in Chromium', { skip: CHROMIUM ? false : 'no Chromium instal
     await page.evaluate(() => [...document.querySelectorAll('tbody button')].find((b) => b.textContent === 'finish')!.dispatchEvent(new MouseEvent('click', { bubbles: true })));
     await waitText('[data-resource="/admin/v1/leaderboards"] tbody', 'finished');
     t.match((await s.call('GET', '/admin/v1/leaderboards')).body, [{ key: 'top', status: 'finished' }]);
+  });
+
+  await t.test('admin keys: create (shown once), the lock-out guard says why, revoke', async (t) => {
+    await go('/console/admin-keys');
+    await waitText('[data-resource="/admin/v1/admin-api-keys"] tbody', 'ADMIN_API_KEY');
+    await fill('#admin-key-name', 'ops');
+    await submit('admin-key');
+    await waitText('.notice', 'shown once');
+    const shown = await page.$eval('.notice [data-secret]', (el) => el.textContent);
+    t.match(shown, /^admin_\w{10}\.\w{40}$/);
+    const clickIn = (name: string, label: string) => page.evaluate((name, label) => [...document.querySelectorAll('tbody tr')]
+      .find((tr) => tr.textContent.includes(name))!.querySelectorAll('button').forEach((b: any) => b.textContent === label && b.dispatchEvent(new MouseEvent('click', { bubbles: true }))), name, label);
+    await clickIn('ops', 'revoke');
+    await waitText('[role=alert]', 'last active admin key');
+    await fill('#admin-key-name', 'ci');
+    await submit('admin-key');
+    await waitText('[data-resource="/admin/v1/admin-api-keys"] tbody', 'ci');
+    await clickIn('ops', 'revoke');
+    await waitText('[data-resource="/admin/v1/admin-api-keys"] tbody', 'inactive');
+    t.match((await s.call('GET', '/admin/v1/admin-api-keys')).body.find((k: { name: string }) => k.name === 'ops'), { status: 'inactive' });
+    await shot('admin-keys');
+  });
+
+  await t.test('the audit log lists changes and filters them', async (t) => {
+    await go('/console/audit-log');
+    await waitText('[data-resource="/admin/v1/audit-log"] tbody', 'revoke');
+    await fill('#audit-resource', 'metrics');
+    await submit('audit-filter');
+    await page.waitForFunction(() => ![...document.querySelectorAll('[data-resource="/admin/v1/audit-log"] tbody tr')].some((tr) => tr.textContent.includes('admin-api-keys')), WAIT);
+    await waitText('[data-resource="/admin/v1/audit-log"] tbody', 'metrics');
+    await shot('audit-log');
+    t.pass('filtered to metrics');
   });
 
   await t.test('every configuration page renders', async (t) => {

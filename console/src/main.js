@@ -11,6 +11,7 @@ import { Experiment } from './experiment.js';
 import { LiveBoard, LiveList } from './live.js';
 import { Link, navigate, usePath } from './router.js';
 import { UserPage, UserSearch } from './user.js';
+import { AdminKeys, AuditLog } from './security.js';
 
 const PAGES = [
   ['metrics', 'Metrics', C.Metrics],
@@ -23,6 +24,8 @@ const PAGES = [
   ['keys', 'Application keys', C.Keys],
   ['tenants', 'Tenants', C.Tenants],
   ['dead-letters', 'Dead letters', C.DeadLetters],
+  ['admin-keys', 'Admin keys', AdminKeys],
+  ['audit-log', 'Audit log', AuditLog],
 ];
 
 function SignIn({ onSignIn }) {

@@ -49,3 +49,16 @@ export function matches(presented: string, known: Buffer): boolean {
 export function safeEqual(a: string, b: string): boolean {
   return matches(a, digest(b)) && a.length === b.length;
 }
+
+/** Marks the environment key's stored prefix (shown without it). */
+export const ENV_PREFIX_MARK = 'env:';
+
+/**
+ * The listed prefix of ADMIN_API_KEY: its part before the dot when it follows
+ * our anatomy (`admin_…`), else a fixed word, so no part of a free-form key is
+ * ever shown.
+ */
+export function environmentPrefix(key: string): string {
+  const parts = splitKey(key);
+  return parts && /^admin_[A-Za-z0-9_-]{1,40}$/.test(parts.prefix) ? parts.prefix : 'environment';
+}

@@ -43,6 +43,8 @@ export class Scheduler {
   private readonly rollups: DailyRollups;
   /** Per tenant: when Wrapped's percentiles were last refreshed by this process. */
   private readonly percentilesAt = new Map<string, { at: number; yearAt: number }>();
+  /** When the audit log's retention was last applied (by this process). */
+  private auditPrunedAt = -Infinity;
 
   constructor(
     private readonly ctx: Ctx,
@@ -98,7 +100,17 @@ export class Scheduler {
       visited += await retentionPass(this.ctx, t);
       await this.percentiles(t);
     }
+    await this.pruneAudit();
     return visited;
+  }
+
+  /** The audit log's months past AUDIT_RETENTION_DAYS are dropped, looked for once an hour. */
+  private async pruneAudit(): Promise<void> {
+    const now = this.ctx.clock.now();
+    if (now >= this.auditPrunedAt && now - this.auditPrunedAt < 3_600_000) return;
+    const dropped = await this.ctx.audit.prune();
+    this.auditPrunedAt = now;
+    if (dropped.length) this.ctx.log.info('audit log months dropped past retention', { partitions: dropped });
   }
 
   /** Wrapped's percentile table: weeks and months at most every PERCENTILES_REFRESH_MS, the year once a day (see store/wrapped-percentiles.ts). */

@@ -12,7 +12,11 @@ import { parseSecretsKey, SecretBox } from '../domain/secret-box';
  */
 export async function loadSecretBox(db: Pool, configured: string | undefined, previous: string | undefined, log: Logger): Promise<SecretBox> {
   if (configured) {
-    return new SecretBox([parseSecretsKey(configured), ...(previous ? [parseSecretsKey(previous, 'SECRETS_KEY_PREVIOUS')] : [])]);
+    // A key generated before SECRETS_KEY was set still opens what it sealed (until `npm run secrets:rekey`).
+    const generated = await db.query<{ key: Buffer }>('SELECT key FROM secret_key WHERE id = 1');
+    return new SecretBox([
+      parseSecretsKey(configured), ...(previous ? [parseSecretsKey(previous, 'SECRETS_KEY_PREVIOUS')] : []), ...generated.rows.map((r) => r.key),
+    ]);
   }
   const made = await db.query('INSERT INTO secret_key (id, key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [randomBytes(32)]);
   const { rows } = await db.query<{ key: Buffer }>('SELECT key FROM secret_key WHERE id = 1');

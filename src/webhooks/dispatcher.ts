@@ -16,6 +16,8 @@ export interface DispatcherOptions {
   pollMs: number;
   /** Delivered rows are deleted after this long. */
   retentionMs: number;
+  /** An endpoint's signing secret from its stored (sealed) form. */
+  openSecret(stored: string): string;
 }
 
 /** Deliveries one endpoint may have in flight from this process (one slow receiver holds no more than this). */
@@ -180,7 +182,7 @@ export class WebhookDispatcher {
         headers: {
           'Content-Type': 'application/json',
           'User-Agent': 'Laurel-Webhooks/1',
-          ...signatureHeaders(r.secret, r.event_id, timestamp, r.payload),
+          ...signatureHeaders(this.opts.openSecret(r.secret), r.event_id, timestamp, r.payload),
         },
         redirect: 'manual',
         signal: AbortSignal.any([AbortSignal.timeout(this.opts.timeoutMs), this.shutdown.signal]),

@@ -905,3 +905,71 @@ export interface RetentionSettingsResponse {
     monthlyHour: number;
   };
 }
+
+/** An admin key as listed (its secret is shown once: on creation and rotation). */
+export interface AdminApiKey {
+  id: string;
+  name: string;
+  /** The readable first part of the key (`{prefix}.{body}`). */
+  prefix: string;
+  status: 'active' | 'inactive';
+  created: string;
+  /** Last use, to the minute (null: never used). */
+  lastUsed: string | null;
+  /** `api`: made here; `bootstrap`: printed at the first start; `environment`: ADMIN_API_KEY, managed by that variable. */
+  source: 'api' | 'bootstrap' | 'environment';
+}
+
+export interface AdminApiKeyWithSecret extends AdminApiKey {
+  /** The whole key, in this response only. */
+  key: string;
+}
+
+export interface CreateAdminKey {
+  name: Name;
+}
+
+export interface PatchAdminKey {
+  /** `inactive` revokes the key, `active` re-activates it (the key itself does not change). */
+  status: 'active' | 'inactive';
+}
+
+/** One change made through the Admin API. */
+export interface AuditEntry {
+  id: string;
+  time: string;
+  /** The acting admin key (never its secret). */
+  keyId: string;
+  keyPrefix: string;
+  /** null for account-level resources (tenants, admin keys). */
+  tenantId: string | null;
+  method: string;
+  /** The route's pattern, and the path requested. */
+  route: string;
+  path: string;
+  /** The kind of resource, from the route (`metrics`, `points/triggers`, `admin-api-keys`, …). */
+  resource: string;
+  /** The ids (or keys) it names; empty for a singleton (retention, streak settings). */
+  resourceIds: string[];
+  action: string;
+  status: number;
+  /** For updates: each changed field's value before and after, by resource id (secrets masked). */
+  changes: Record<string, Record<string, { before: unknown; after: unknown }>> | null;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** Pass as `cursor` for the next (older) page; null on the last. */
+  nextCursor: string | null;
+}
+
+export interface AuditQuery {
+  tenant?: Uuid;
+  resource?: string & tags.MaxLength<100>;
+  keyId?: string & tags.MaxLength<100>;
+  /** ISO 8601 times, both included. */
+  since?: string & tags.Format<'date-time'>;
+  until?: string & tags.Format<'date-time'>;
+  limit?: Int & tags.Minimum<1> & tags.Maximum<500>;
+  cursor?: string & tags.MaxLength<100>;
+}

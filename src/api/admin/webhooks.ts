@@ -19,6 +19,7 @@ interface Row {
   description: string | null;
   event_types: WebhookEventType[];
   status: WebhookStatus;
+  /** Sealed (ctx.secrets), except in the reply to its creation. */
   secret: string;
   created: Date;
   updated: Date;
@@ -114,12 +115,14 @@ export function webhookRoutes(ctx: Ctx): Route[] {
       async (c, { tenant }, item) => {
         const url = checkUrl(item.url);
         if (typeof url === 'string') return url;
+        const secret = newSecret();
         const { rows } = await c.query<Row>(
           `INSERT INTO webhooks (id, tenant_id, url, description, event_types, status, secret, created, updated)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLS}`,
-          [randomUUID(), tenant.id, url.url, item.description ?? null, normalTypes(item.eventTypes), item.status ?? 'active', newSecret(), now()],
+          [randomUUID(), tenant.id, url.url, item.description ?? null, normalTypes(item.eventTypes), item.status ?? 'active', ctx.secrets.seal(secret), now()],
         );
-        return rows[0]!;
+        // Stored sealed; answered once in the clear.
+        return { ...rows[0]!, secret };
       },
       (r): WebhookWithSecret => ({ ...webhookJson(r), secret: r.secret }),
     ),
@@ -144,7 +147,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const { s, row } = await webhookOf(req);
         const secret = newSecret();
-        await ctx.db.query('UPDATE webhooks SET secret = $3, updated = $4 WHERE tenant_id = $1 AND id = $2', [s.tenant.id, row.id, secret, now()]);
+        await ctx.db.query('UPDATE webhooks SET secret = $3, updated = $4 WHERE tenant_id = $1 AND id = $2', [s.tenant.id, row.id, ctx.secrets.seal(secret), now()]);
         return reply(200, { id: row.id, secret } satisfies RotatedSecret);
       },
     },

@@ -10,6 +10,7 @@ import type {
   AdminUserEvent, UserEventsQuery, EventsAnalyticsQuery, EventsPerDay, PointsAnalyticsQuery, PointsPerDay, AnalyticsRange, ActiveUsersPerDay,
   StreakDistribution, AchievementCompletionRate, ExperimentQuery, ExperimentAnalytics, LeaderboardRunStats,
   RetentionSettings, RetentionSettingsResponse,
+  AdminApiKey, AdminApiKeyWithSecret, CreateAdminKey, PatchAdminKey, AuditPage, AuditQuery,
 } from '../../wire/admin';
 import type { Operation, Unit } from './document';
 
@@ -343,5 +344,49 @@ export const adminOperations: Operation[] = [
     description: 'Profile, metric and points totals, awards, achievements, streak and its history, leaderboard places and history, events, ' +
       'boosts, application keys (never secrets) and webhook deliveries about the user. 404 for an unknown user.',
     responses: { 200: { description: 'The document', schema: typia.json.schema<UserExport>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/admin-api-keys', operationId: 'admin_admin_api_keys_list', tag: 'Admin: admin keys', auth: admin, tenant: false,
+    summary: 'List admin keys',
+    description: 'Every admin key of the instance, oldest first: made through the API, printed at the first start (`bootstrap`), or ADMIN_API_KEY (`environment`, managed by that variable). Never a secret.',
+    responses: { 200: { description: 'The keys', schema: typia.json.schema<AdminApiKey[]>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/admin-api-keys/:id', operationId: 'admin_admin_api_keys_get', tag: 'Admin: admin keys', auth: admin, tenant: false,
+    summary: 'Get an admin key',
+    responses: { 200: { description: 'The key', schema: typia.json.schema<AdminApiKey>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/admin-api-keys', operationId: 'admin_admin_api_keys_create', tag: 'Admin: admin keys', auth: admin, tenant: false,
+    summary: 'Create an admin key',
+    description: 'The key is in this response only: it is stored hashed. 422 when the instance already holds 10 admin keys.',
+    body: typia.json.schema<CreateAdminKey>(),
+    responses: { 201: { description: 'The new key', schema: typia.json.schema<AdminApiKeyWithSecret>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/admin-api-keys/:id/rotate', operationId: 'admin_admin_api_keys_rotate', tag: 'Admin: admin keys', auth: admin, tenant: false,
+    summary: 'Replace an admin key with a new one',
+    description: 'Prefix and body are both new; the old key is refused (401) by every process within a second. 409 for the key the request is made with, or for ADMIN_API_KEY.',
+    responses: { 200: { description: 'The new key, in this response only', schema: typia.json.schema<AdminApiKeyWithSecret>() } },
+  },
+  {
+    method: 'patch', path: '/admin/v1/admin-api-keys/:id', operationId: 'admin_admin_api_keys_update', tag: 'Admin: admin keys', auth: admin, tenant: false,
+    summary: 'Revoke or re-activate an admin key',
+    description: 'The key itself does not change. 409 for the key the request is made with, for ADMIN_API_KEY, and for revoking the last active stored key.',
+    body: typia.json.schema<PatchAdminKey>(),
+    responses: { 200: { description: 'The key', schema: typia.json.schema<AdminApiKey>() } },
+  },
+  {
+    method: 'del', path: '/admin/v1/admin-api-keys/:id', operationId: 'admin_admin_api_keys_delete', tag: 'Admin: admin keys', auth: admin, tenant: false,
+    summary: 'Delete an admin key for good',
+    description: '409 for the key the request is made with, for ADMIN_API_KEY, and for the last active stored key.',
+    responses: { 200: { description: 'What was deleted', schema: deleted } },
+  },
+  {
+    method: 'get', path: '/admin/v1/audit-log', operationId: 'admin_audit_log_list', tag: 'Admin: audit log', auth: admin, tenant: false,
+    summary: 'Changes made through the Admin API, newest first',
+    description: 'One entry per successful write: time, acting key (id and prefix), tenant, route, resource, action, and for updates the changed fields before and after (secrets masked). Filters combine; pass `nextCursor` as `cursor` for older entries.',
+    query: typia.json.schema<AuditQuery>(),
+    responses: { 200: { description: 'A page of entries', schema: typia.json.schema<AuditPage>() } },
   },
 ];

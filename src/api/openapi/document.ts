@@ -41,7 +41,7 @@ export const openApiMethod = (m: Method) => METHOD[m];
 const NOUNS: Record<string, string> = {
   users: 'user', metrics: 'metric', points: 'points system', achievements: 'achievement', leaderboards: 'leaderboard',
   attributes: 'attribute', triggers: 'points trigger', levels: 'points level', boosts: 'points boost', tenants: 'tenant',
-  webhooks: 'webhook endpoint', deliveries: 'webhook delivery', 'dead-letters': 'dead letter',
+  webhooks: 'webhook endpoint', deliveries: 'webhook delivery', 'dead-letters': 'dead letter', 'admin-api-keys': 'admin key',
 };
 
 function pathParameters(pattern: string): Json[] {
