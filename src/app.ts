@@ -9,7 +9,7 @@ import { Keys } from './redis/keys';
 import { Engine } from './engine';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { readFlushes, reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
+import { messagesTotal, readFlushes, reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
@@ -54,6 +54,10 @@ import { liveRoutes } from './api/app/live';
 import { LiveHub, LiveStats } from './live/hub';
 import { LIVE_PATH, registerLive } from './live/server';
 import { LiveTokens, tokenSecret } from './live/tokens';
+import { messageRoutes } from './api/admin/messages';
+import { unsubscribeRoutes } from './api/unsubscribe';
+import { MessageSender } from './messages/sender';
+import { UnsubscribeLinks } from './messages/unsubscribe';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -87,6 +91,8 @@ export interface App {
   flusher: Flusher;
   scheduler: Scheduler;
   webhooks: WebhookDispatcher;
+  /** Sends the messages outbox (docs/messages.md); runs only with the `background` role. */
+  messages: MessageSender;
   /** Batches of events (`POST /admin/v1/metrics/events`); applied only with the `background` role. */
   batches: BatchQueue;
   /** Live connections of this process (null without the `http` role). */
@@ -163,6 +169,13 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     retentionMs: config.webhookRetentionDays * 86_400_000,
   });
   const deadLetters = new DeadLetters(db, clock, log);
+  const links = new UnsubscribeLinks(db, config.publicUrl);
+  const messages = new MessageSender(ctx, links, {
+    perSecond: config.messagesPerSecond,
+    maxAttempts: config.messageMaxAttempts,
+    retryBaseMs: config.messageRetryBaseMs,
+    pollMs: config.webhookPollMs,
+  });
   const newFlusher = () =>
     new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()), deadLetters);
   const flusher = newFlusher();
@@ -210,6 +223,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...adminUserRoutes(ctx),
         ...userEventsRoutes(ctx),
         ...analyticsRoutes(ctx),
+        ...messageRoutes(ctx, links),
+        ...unsubscribeRoutes(ctx, links),
         ...liveRoutes(ctx, tokens!),
         ...openApiRoutes(),
         ...consoleRoutes(),
@@ -229,6 +244,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     for (const f of moreFlushers) f.start();
     webhooks.onDelivery = (outcome) => webhookDeliveries.labels(outcome).inc();
     webhooks.start();
+    messages.onOutcome = (channel, type, outcome) => messagesTotal.labels(channel, type, outcome).inc();
+    messages.start();
     scheduler.start();
     batches.start();
   }
@@ -246,6 +263,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     flusher,
     scheduler,
     webhooks,
+    messages,
     batches,
     get closed() {
       return closed;
@@ -268,6 +286,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         for (const f of [flusher, ...moreFlushers]) await f.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
       }
       await webhooks.stop();
+      await messages.stop();
       sub.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       await db.end();

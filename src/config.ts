@@ -58,6 +58,12 @@ export interface Config {
   secretsKey: string | undefined;
   /** The key before a rotation: still opens what it sealed until everything is re-sealed. */
   secretsKeyPrevious: string | undefined;
+  /** Where users reach this server (unsubscribe links in emails), without a trailing slash. */
+  publicUrl: string;
+  /** Messages Laurel sends itself (docs/messages.md): per-tenant sending rate, attempts, first retry delay. */
+  messagesPerSecond: number;
+  messageMaxAttempts: number;
+  messageRetryBaseMs: number;
 }
 
 export interface LiveConfig {
@@ -137,7 +143,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     secretsKey: env.SECRETS_KEY || undefined,
     secretsKeyPrevious: env.SECRETS_KEY_PREVIOUS || undefined,
+    publicUrl: publicUrlVar(env),
+    messagesPerSecond: intVar(env, 'MESSAGES_PER_SECOND', 10, 1, 10_000),
+    messageMaxAttempts: intVar(env, 'MESSAGE_MAX_ATTEMPTS', 8, 1, 50),
+    messageRetryBaseMs: intVar(env, 'MESSAGE_RETRY_BASE_MS', 60_000, 1, 86_400_000),
   };
+}
+
+/** PUBLIC_URL, an absolute http(s) URL; unset, this host and port (fine on a laptop, not in emails sent to users). */
+function publicUrlVar(env: NodeJS.ProcessEnv): string {
+  const raw = env.PUBLIC_URL || `http://${env.HOST || 'localhost'}:${env.PORT || 8080}`;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error('PUBLIC_URL must be an absolute http or https URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('PUBLIC_URL must be an absolute http or https URL');
+  return u.toString().replace(/\/+$/, '');
 }
 
 /** RATE_LIMIT_PER_SECOND (0: off) and RATE_LIMIT_BURST (default: one second's worth). */

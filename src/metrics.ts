@@ -186,6 +186,14 @@ export const webhookDeliveries = new Counter({
   registers: [registry],
 });
 
+/** Messages Laurel sends itself, by carrier, notification type and the attempt's outcome. */
+export const messagesTotal = new Counter({
+  name: 'laurel_messages_total',
+  help: 'Message attempts by channel (email, apns, fcm, expo), type and outcome (sent, retrying, failed, suppressed)',
+  labelNames: ['channel', 'type', 'outcome'] as const,
+  registers: [registry],
+});
+
 /** Change records the flusher moved to the dead-letter table (Postgres refused them for good). */
 export const deadLettered = new Counter({
   name: 'laurel_flusher_dead_letters_total',
