@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import type { SecretBox } from '../domain/secret-box';
 import type {
-  ApnsChannelSettings, EmailChannelSettings, ExpoChannelSettings, FcmChannelSettings, MessageChannel, MessageStatus, MessageTemplateBody, MessageType,
+  ApnsChannelSettings, EmailChannelSettings, ExpoChannelSettings, FcmChannelSettings, Message, MessageChannel, MessageStatus, MessageTemplateBody, MessageType,
 } from '../wire/admin';
 
 /**
@@ -119,6 +119,11 @@ export interface MessageRow {
   created: Date;
   updated: Date;
 }
+
+export const messageJson = (r: MessageRow): Message => ({
+  id: r.id, userId: r.user_id, type: r.type, channel: r.channel, status: r.status, attempts: r.attempts, lastResponse: r.last_response,
+  createdAt: r.created.toISOString(), updatedAt: r.updated.toISOString(),
+});
 
 export const MESSAGE_COLS = 'id, tenant_id, user_id, type, channel, payload, status, attempts, last_response, created, updated';
 

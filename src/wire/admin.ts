@@ -628,6 +628,8 @@ export interface UserExport {
   apiKeys: { id: string; prefix: string; created: IsoDateTime }[];
   /** Webhook deliveries about the user or ranking them. */
   webhookDeliveries: { id: string; webhookId: string; type: string; status: string; created: IsoDateTime; deliveredAt: IsoDateTime | null; payload: Record<string, unknown> }[];
+  /** Messages Laurel sent or queued to the user (docs/messages.md). */
+  messages: Message[];
 }
 
 // ---- users (admin reads) ----

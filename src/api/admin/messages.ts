@@ -7,7 +7,7 @@ import { unstorablePath, UNSTORABLE_RULE } from '../../http/text';
 import { NOTIFICATION_TYPES } from '../../domain/retention';
 import { pushProviderOf, recipientsOf } from '../../domain/messages';
 import { toMap } from '../../domain/users';
-import { ChannelSettingsOf, deleteChannel, deleteTemplate, getChannel, getTemplate, listChannels, listMessages, listTemplates, MessageRow, putChannel, putTemplate } from '../../store/messages';
+import { ChannelSettingsOf, deleteChannel, deleteTemplate, getChannel, getTemplate, listChannels, listMessages, listTemplates, messageJson, putChannel, putTemplate } from '../../store/messages';
 import { keyProblem } from '../../messages/providers/jwt';
 import { renderMessage, templateOf, templateProblem } from '../../messages/render';
 import { messageVariables } from '../../messages/variables';
@@ -16,7 +16,7 @@ import type { UnsubscribeLinks } from '../../messages/unsubscribe';
 import type { Tenant } from '../../store/tenants';
 import { page } from './batch';
 import type {
-  ChannelTestBody, ChannelTestResult, Message, MessageChannel, MessageStatus, MessageTemplate, MessageTemplateBody, MessageType, PreviewBody,
+  ChannelTestBody, ChannelTestResult, MessageChannel, MessageStatus, MessageTemplate, MessageTemplateBody, MessageType, PreviewBody,
   RemovedMessageSetting,
 } from '../../wire/admin';
 
@@ -100,11 +100,6 @@ export function redactChannel<K extends MessageChannel>(kind: K, s: ChannelSetti
     }
   }
 }
-
-const messageJson = (r: MessageRow): Message => ({
-  id: r.id, userId: r.user_id, type: r.type, channel: r.channel, status: r.status, attempts: r.attempts, lastResponse: r.last_response,
-  createdAt: r.created.toISOString(), updatedAt: r.updated.toISOString(),
-});
 
 /** A user's hash, or 404. */
 async function userFields(ctx: Ctx, tenant: Tenant, userId: string): Promise<Map<string, string>> {
