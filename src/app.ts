@@ -175,6 +175,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     maxAttempts: config.messageMaxAttempts,
     retryBaseMs: config.messageRetryBaseMs,
     pollMs: config.webhookPollMs,
+    retentionMs: config.messageRetentionDays * 86_400_000,
   });
   const newFlusher = () =>
     new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()), deadLetters);

@@ -64,6 +64,8 @@ export interface Config {
   messagesPerSecond: number;
   messageMaxAttempts: number;
   messageRetryBaseMs: number;
+  /** Sent, failed and suppressed messages are kept this long in the log. */
+  messageRetentionDays: number;
 }
 
 export interface LiveConfig {
@@ -147,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     messagesPerSecond: intVar(env, 'MESSAGES_PER_SECOND', 10, 1, 10_000),
     messageMaxAttempts: intVar(env, 'MESSAGE_MAX_ATTEMPTS', 8, 1, 50),
     messageRetryBaseMs: intVar(env, 'MESSAGE_RETRY_BASE_MS', 60_000, 1, 86_400_000),
+    messageRetentionDays: intVar(env, 'MESSAGE_RETENTION_DAYS', 30, 1, 3650),
   };
 }
 

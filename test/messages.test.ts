@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startServer, TestServer } from './helpers/harness';
 import { smtpPeer } from './helpers/smtp';
+import { Pacer } from '../src/messages/pacer';
 
 const REACTIVATION = { reactivationEmails: { enabled: true, days: [1] } };
 /** Two days after the first event (2026-03-10): a one-day reactivation message is due. */
@@ -212,4 +213,22 @@ t.test("Trophy's rule: subscribing to emails needs an address", async (t) => {
   t.equal((await s.call('POST', '/v1/users', { body: { id: 'y', email: 'y@example.com', subscribeToEmails: true } })).status, 201);
   t.equal((await s.call('PATCH', '/v1/users/y', { body: { subscribeToEmails: true } })).status, 200, 'an address stored before');
   t.equal((await s.call('PATCH', '/v1/users/y', { body: { subscribeToEmails: false } })).status, 200);
+});
+
+t.test("the sending rate: each tenant's messages spaced to MESSAGES_PER_SECOND, tenants apart", async (t) => {
+  let now = 1000;
+  const waits: string[] = [];
+  const pacer = new Pacer(4, () => now, async (ms) => {
+    waits.push(`${ms}`);
+    now += ms;
+  });
+  for (let i = 0; i < 3; i++) await pacer.take('a');
+  t.same(waits, ['250', '250'], 'four a second: a quarter of a second apart');
+  await pacer.take('b');
+  t.same(waits, ['250', '250'], 'another tenant does not wait for the first');
+  now += 10_000;
+  await pacer.take('a');
+  t.same(waits.length, 2, 'after a pause, at once (no burst saved up beyond one)');
+  await pacer.take('a');
+  t.same(waits, ['250', '250', '250']);
 });

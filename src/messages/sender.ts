@@ -11,6 +11,7 @@ import { retryDelay } from '../webhooks/dispatcher';
 import { messageVariables, DuePayload } from './variables';
 import { renderMessage, templateOf } from './render';
 import type { UnsubscribeLinks } from './unsubscribe';
+import { Pacer } from './pacer';
 import type { SendOutcome } from './providers/outcome';
 import { sendEmail } from './providers/email';
 import { sendApns } from './providers/apns';
@@ -25,6 +26,8 @@ export interface SenderOptions {
   retryBaseMs: number;
   /** How often to look for due messages. */
   pollMs: number;
+  /** Sent, failed and suppressed messages are deleted after this long. */
+  retentionMs: number;
 }
 
 /** Rows claimed per round. */
@@ -94,14 +97,17 @@ export class MessageSender {
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private running: Promise<number> = Promise.resolve(0);
-  /** Per tenant: when (performance.now()) its next message may go. */
-  private readonly nextSlot = new Map<string, number>();
+  /** Each tenant's sending rate. */
+  private readonly pacer: Pacer;
+  private lastPrune = 0;
 
   constructor(
     private readonly ctx: Ctx,
     private readonly links: UnsubscribeLinks,
     private readonly opts: SenderOptions,
-  ) {}
+  ) {
+    this.pacer = new Pacer(opts.perSecond);
+  }
 
   start(): void {
     this.stopped = false;
@@ -128,6 +134,7 @@ export class MessageSender {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.round()
+        .then(() => this.prune())
         .catch((err) => this.ctx.log.warn('message sending failed', { err: (err as Error).message }))
         .finally(() => {
           if (!this.stopped && !this.timer) this.schedule(this.opts.pollMs);
@@ -158,18 +165,22 @@ export class MessageSender {
     for (const r of rows) byTenant.set(r.tenant_id, [...(byTenant.get(r.tenant_id) ?? []), r]);
     await Promise.all([...byTenant.values()].map(async (list) => {
       for (const r of list) {
-        await this.pace(r.tenant_id);
+        await this.pacer.take(r.tenant_id);
         await this.attempt(r).catch((err) => this.ctx.log.warn('message not recorded', { err: (err as Error).message, id: r.id }));
       }
     }));
     return rows.length;
   }
 
-  private async pace(tenantId: string): Promise<void> {
-    const t = performance.now();
-    const slot = Math.max(t, this.nextSlot.get(tenantId) ?? 0);
-    this.nextSlot.set(tenantId, slot + 1000 / this.opts.perSecond);
-    if (slot > t) await new Promise((r) => setTimeout(r, slot - t));
+  /** Delete finished messages past retention (at most every ten minutes, a bounded number at a time). */
+  private async prune(): Promise<void> {
+    if (Date.now() - this.lastPrune < 600_000) return;
+    this.lastPrune = Date.now();
+    await this.ctx.db.query(
+      `DELETE FROM messages WHERE id IN (
+         SELECT id FROM messages WHERE status IN ('sent', 'failed', 'suppressed') AND updated < $1 LIMIT 10000)`,
+      [new Date(this.ctx.clock.now() - this.opts.retentionMs)],
+    );
   }
 
   private async attempt(r: Claimed): Promise<void> {
