@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startServer, TestServer } from './helpers/harness';
 import { smtpPeer } from './helpers/smtp';
+import { actingUser, sendDue } from './helpers/messages';
 
 const EMAIL_TYPES = ['emails.achievement_due', 'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due'];
 
@@ -12,17 +13,8 @@ const TYPES: Record<string, { retention: Record<string, unknown>; due: string; s
   streak_reminder: { retention: { streakReminderEmails: { enabled: true } }, due: '2026-03-11T20:30:00Z', subject: /Keep your 1-day streak alive/ },
 };
 
-async function act(s: TestServer, id: string) {
-  const r = await s.event('m', { user: { id, email: `${id}@example.com`, name: id.toUpperCase() }, value: 1 });
-  if (r.status !== 201) throw new Error(JSON.stringify(r.body));
-}
-
-async function pass(s: TestServer) {
-  await s.drain();
-  await s.app.scheduler.runOnce();
-  await s.drain();
-  await s.app.messages.runOnce();
-}
+const act = (s: TestServer, id: string) => actingUser(s, id, { email: `${id}@example.com` });
+const pass = sendDue;
 
 for (const [type, spec] of Object.entries(TYPES)) {
   t.test(`${type}: sent when enabled, to nobody in the control group or opted out, once across restarts and retries`, async (t) => {

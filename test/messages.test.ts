@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startServer, TestServer } from './helpers/harness';
 import { smtpPeer } from './helpers/smtp';
+import { actingUser, sendDue } from './helpers/messages';
 import { Pacer } from '../src/messages/pacer';
 
 const REACTIVATION = { reactivationEmails: { enabled: true, days: [1] } };
@@ -21,18 +22,8 @@ async function setup(t: { teardown(fn: () => unknown): void }, retention: Record
   return { s, smtp };
 }
 
-async function user(s: TestServer, id: string, extra: Record<string, unknown> = {}) {
-  const r = await s.event('m', { user: { id, email: `${id}@example.com`, name: id.toUpperCase(), ...extra }, value: 1 });
-  if (r.status !== 201) throw new Error(JSON.stringify(r.body));
-}
-
-/** What is due now: flushed, the scheduler's pass, and the sender's. */
-async function send(s: TestServer) {
-  await s.drain();
-  await s.app.scheduler.runOnce();
-  await s.drain();
-  await s.app.messages.runOnce();
-}
+const user = (s: TestServer, id: string, extra: Record<string, unknown> = {}) => actingUser(s, id, { email: `${id}@example.com`, ...extra });
+const send = sendDue;
 
 const log = async (s: TestServer, query = '') => (await s.call('GET', `/admin/v1/messages${query}`)).body as any[];
 
@@ -97,6 +88,12 @@ t.test('templates: shipped defaults, Liquid checked on save, HTML escaped, no wa
   t.equal(preview.body.email.subject, 'We miss you, U1 <<b>Bo & "Co"</b>>', 'the subject is plain text');
   t.same(preview.body.push, { title: 'Come back', body: '<b>Bo & "Co"</b>' });
   t.equal((await s.call('POST', '/admin/v1/templates/reactivation/preview', { body: { userId: 'ghost' } })).status, 404);
+  const draft = await s.call('POST', '/admin/v1/templates/recap/preview', {
+    body: { userId: 'u1', template: { ...TEMPLATE, email: { ...TEMPLATE.email, subject: 'Draft for {{ user.id }}' } } },
+  });
+  t.equal(draft.body.email.subject, 'Draft for u1', 'a draft is rendered');
+  t.equal((await s.call('GET', '/admin/v1/templates')).body[1].default, true, 'and not saved');
+  t.equal((await s.call('POST', '/admin/v1/templates/recap/preview', { body: { userId: 'u1', template: { ...TEMPLATE, push: { title: '{{', body: '' } } } })).status, 422);
 
   // Nothing outside the variables: no prototype, no process, no files.
   for (const probe of ['{{ user.constructor.name }}', '{{ process.env.HOME }}', "{% include '/etc/passwd' %}", "{% render 'package.json' %}", '{{ user | json }}x{{ global }}']) {

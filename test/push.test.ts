@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startServer, TestServer } from './helpers/harness';
+import { actingUser, sendDue } from './helpers/messages';
 import { apnsTls } from '../src/messages/providers/apns';
 
 type Teardown = { teardown(fn: () => unknown): void };
@@ -157,17 +158,8 @@ async function setup(t: Teardown) {
   return s;
 }
 
-async function pushUser(s: TestServer, id: string, deviceTokens: string[]) {
-  const r = await s.event('m', { user: { id, name: id.toUpperCase(), deviceTokens }, value: 1 });
-  if (r.status !== 201) throw new Error(JSON.stringify(r.body));
-}
-
-async function send(s: TestServer) {
-  await s.drain();
-  await s.app.scheduler.runOnce();
-  await s.drain();
-  await s.app.messages.runOnce();
-}
+const pushUser = (s: TestServer, id: string, deviceTokens: string[]) => actingUser(s, id, { deviceTokens });
+const send = sendDue;
 
 const entries = async (s: TestServer, userId: string) => (await s.call('GET', `/admin/v1/messages?userId=${userId}`)).body as any[];
 const tokensOf = async (s: TestServer, userId: string) => (await s.call('GET', `/v1/users/${userId}`)).body.deviceTokens;

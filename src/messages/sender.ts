@@ -1,7 +1,7 @@
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { MessageChannel, MessageStatus, MessageType, RenderedMessage } from '../wire/admin';
-import { activeChannels, ChannelSettingsOf, getChannel, getTemplate } from '../store/messages';
+import { activeChannels, ChannelSettingsOf, getChannel, getTemplate, MessageRow } from '../store/messages';
 import { deviceTokens, messageChannels, recipientsOf } from '../domain/messages';
 import { RETENTION_DEFAULTS, RetentionConfig, wantsNotice } from '../domain/retention';
 import { DEVICE_TOKENS_FIELD } from '../domain/user-hash';
@@ -35,15 +35,7 @@ const CLAIM = 32;
 /** A claimed row is left alone this long (a process that dies mid-send leaves it due again after). */
 const LEASE_MS = 5 * 60_000;
 
-interface Claimed {
-  id: string;
-  tenant_id: string;
-  user_id: string;
-  type: MessageType;
-  channel: MessageChannel;
-  payload: string;
-  attempts: number;
-}
+type Claimed = Pick<MessageRow, 'id' | 'tenant_id' | 'user_id' | 'type' | 'channel' | 'payload' | 'attempts'>;
 
 /** One attempt's result as recorded. */
 type Result = { status: MessageStatus; response: string };

@@ -879,6 +879,8 @@ export interface MessageTemplate extends MessageTemplateBody {
 /** `POST /admin/v1/templates/{type}/preview`. */
 export interface PreviewBody {
   userId: string & tags.MinLength<1> & tags.MaxLength<255>;
+  /** A draft to render instead of the saved template (nothing is saved): the console's live preview. */
+  template?: MessageTemplateBody;
 }
 
 /** A template rendered for one user. */

@@ -30,7 +30,8 @@ const validators: { [K in MessageChannel]: (x: unknown) => typia.IValidation<Cha
   expo: typia.createValidate<ChannelSettingsOf['expo']>(),
 };
 const validateTemplate = typia.createValidate<MessageTemplateBody>();
-const validateUserRef = typia.createValidate<ChannelTestBody & PreviewBody>();
+const validateTest = typia.createValidate<ChannelTestBody>();
+const validatePreview = typia.createValidate<PreviewBody>();
 const isType = typia.createIs<MessageType>();
 const isChannel = typia.createIs<MessageChannel>();
 const isStatus = typia.createIs<MessageStatus>();
@@ -155,7 +156,7 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
         method: 'post', pattern: `${path}/test`, body: true,
         handler: async (req) => {
           const { tenant, s } = await configured(req);
-          const { userId } = check(validateUserRef, jsonBody(req));
+          const { userId } = check(validateTest, jsonBody(req));
           const fields = await userFields(ctx, tenant, userId);
           // Any configured channel counts here (a test may come before turning the channel on).
           const all = new Set(Object.keys(await listChannels(ctx.db, ctx.secrets, tenant.id)) as MessageChannel[]);
@@ -217,12 +218,14 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const type = typeOf(req);
-        const { userId } = check(validateUserRef, jsonBody(req));
+        const { userId, template: draft } = check(validatePreview, jsonBody(req));
+        const problem = draft ? templateProblem(draft) : null;
+        if (problem) throw unprocessable(problem);
         const fields = await userFields(ctx, tenant, userId);
         const cfg = await ctx.configs.get(tenant);
         try {
           const vars = await messageVariables(ctx, links, tenant, cfg, userId, fields, type, null);
-          return reply(200, await renderMessage(templateOf(await getTemplate(ctx.db, tenant.id, type), type), vars));
+          return reply(200, await renderMessage(draft ?? templateOf(await getTemplate(ctx.db, tenant.id, type), type), vars));
         } catch (err) {
           throw unprocessable(`The template cannot be rendered for this user: ${(err as Error).message}`);
         }

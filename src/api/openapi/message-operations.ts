@@ -63,6 +63,7 @@ export const messageOperations: Operation[] = [
   {
     method: 'post', path: '/admin/v1/templates/:type/preview', operationId: 'admin_templates_preview', tag, auth: admin,
     summary: "Render a type's template for a user, without sending it",
+    description: 'With `template`, that draft is rendered instead of the saved template (nothing is saved).',
     body: typia.json.schema<PreviewBody>(),
     responses: { 200: { description: 'Every part, rendered', schema: typia.json.schema<RenderedMessage>() } },
   },
