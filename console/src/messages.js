@@ -126,8 +126,8 @@ export function Templates() {
     ${error && html`<p class="error" role="alert">${error}</p>`}
     ${msg && html`<p class="notice" role="status">${msg}</p>`}
     ${draft && html`<div class="editor"><form class="form" onSubmit=${save}>
-      ${PARTS.map(([k, label, rows]) => html`<div class="field"><label for=${`tpl-${k}`}>${label}</label>
-        <textarea id=${`tpl-${k}`} rows=${rows} value=${get(draft, k)} onInput=${(e) => edit(k, e.target.value)} /></div>`)}
+      ${PARTS.map(([k, label, rows]) => html`<div class="field"><label for=${`tpl-${k.replace('.', '-')}`}>${label}</label>
+        <textarea id=${`tpl-${k.replace('.', '-')}`} rows=${rows} value=${get(draft, k)} onInput=${(e) => edit(k, e.target.value)} /></div>`)}
       <div class="actions"><button type="submit">Save</button></div>
     </form>
     <div class="preview"><label for="preview-user">Preview for user</label>
