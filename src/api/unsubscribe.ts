@@ -4,6 +4,7 @@ import { channelsOf, NOTIFICATION_TYPES, NotificationType, RETENTION_DEFAULTS } 
 import { prefField } from '../domain/user-hash';
 import { toMap } from '../domain/users';
 import { writeUserFields } from '../services/user-calls';
+import { notFound } from '../errors';
 import type { UnsubscribeLinks, UnsubscribeTarget } from '../messages/unsubscribe';
 import type { Tenant } from '../store/tenants';
 import type { NotificationChannel } from '../wire/app';
@@ -34,7 +35,8 @@ table{border-collapse:collapse;width:100%}td,th{padding:.4rem;text-align:left;bo
   };
 }
 
-const invalidLink = () => page(404, 'Link not valid', '<p>This link is not valid, or the account it was for no longer exists.</p>');
+/** The one error shape of every route (a forged link, or a user erased since). */
+const invalidLink = () => notFound('This link is not valid, or the account it was for no longer exists');
 
 /**
  * The links in every email (`{PUBLIC_URL}/u/{token}`), open without an API
@@ -74,14 +76,15 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
       method: 'get', pattern: '/u/:token',
       handler: async (req) => {
         const o = await open(req);
-        return o ? preferencesPage(req, o.tenant, o.target, o.fields, '') : invalidLink();
+        if (!o) throw invalidLink();
+        return preferencesPage(req, o.tenant, o.target, o.fields, '');
       },
     },
     {
       method: 'post', pattern: '/u/:token', body: true, maxBodyBytes: 4096,
       handler: async (req) => {
         const o = await open(req);
-        if (!o) return invalidLink();
+        if (!o) throw invalidLink();
         const { target, tenant, fields } = o;
         const kept = (await channelsNow(tenant, fields, target.type)).filter((c) => c !== 'email');
         await writeUserFields(ctx, tenant, target.userId, { [prefField(target.type)]: kept.join(',') });
@@ -93,7 +96,7 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
       method: 'post', pattern: '/u/:token/preferences', body: true, maxBodyBytes: 4096,
       handler: async (req) => {
         const o = await open(req);
-        if (!o) return invalidLink();
+        if (!o) throw invalidLink();
         const form = new URLSearchParams(req.body.toString('utf8'));
         const patch: Record<string, string> = {};
         for (const t of NOTIFICATION_TYPES) {

@@ -3,7 +3,7 @@ import { Ctx, identifyAdmin } from '../../context';
 import { check, jsonBody } from '../../http/body';
 import { invalid, notFound, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
-import { unstorablePath, UNSTORABLE_RULE } from '../../http/text';
+import { storable, unstorablePath, UNSTORABLE_RULE } from '../../http/text';
 import { NOTIFICATION_TYPES } from '../../domain/retention';
 import { pushProviderOf, recipientsOf } from '../../domain/messages';
 import { toMap } from '../../domain/users';
@@ -239,11 +239,13 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
         const type = q.get('type');
         const channel = q.get('channel');
         const status = q.get('status');
+        const userId = q.get('userId');
+        if (userId !== null && !storable(userId)) throw invalid(`userId ${UNSTORABLE_RULE}`);
         if (type !== null && !isType(type)) throw invalid(`type must be one of ${NOTIFICATION_TYPES.join(', ')}`);
         if (channel !== null && !isChannel(channel)) throw invalid(`channel must be one of ${MESSAGE_CHANNELS.join(', ')}`);
         if (status !== null && !isStatus(status)) throw invalid('status must be queued, sent, retrying, failed or suppressed');
         const { limit, skip } = page(q);
-        const rows = await listMessages(ctx.db, tenant.id, { userId: q.get('userId'), type, channel, status }, limit, skip);
+        const rows = await listMessages(ctx.db, tenant.id, { userId, type, channel, status }, limit, skip);
         return reply(200, rows.map(messageJson));
       },
     },

@@ -76,7 +76,7 @@ export const messageOperations: Operation[] = [
   {
     method: 'get', path: '/u/:token', operationId: 'unsubscribe_page', tag: 'Unsubscribe', auth: 'none',
     summary: "An email's preferences link: a page where the user switches each type on or off (HTML)",
-    responses: { 200: { description: 'The page (404: a link not valid)' } },
+    responses: { 200: { description: 'The page (HTML); 404 for a link not valid' } },
   },
   {
     method: 'post', path: '/u/:token', operationId: 'unsubscribe_one_click', tag: 'Unsubscribe', auth: 'none',
