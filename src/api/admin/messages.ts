@@ -5,7 +5,8 @@ import { invalid, notFound, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { storable, unstorablePath, UNSTORABLE_RULE } from '../../http/text';
 import { NOTIFICATION_TYPES } from '../../domain/retention';
-import { pushProviderOf, recipientsOf } from '../../domain/messages';
+import { recipientsOf } from '../../domain/messages';
+import { EMAIL_FIELD } from '../../domain/user-hash';
 import { toMap } from '../../domain/users';
 import { ChannelSettingsOf, deleteChannel, deleteTemplate, getChannel, getTemplate, listChannels, listMessages, listTemplates, messageJson, putChannel, putTemplate } from '../../store/messages';
 import { keyProblem } from '../../messages/providers/jwt';
@@ -160,9 +161,8 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
           const fields = await userFields(ctx, tenant, userId);
           // Any configured channel counts here (a test may come before turning the channel on).
           const all = new Set(Object.keys(await listChannels(ctx.db, ctx.secrets, tenant.id)) as MessageChannel[]);
-          const to = kind === 'email'
-            ? [fields.get('e')].filter((e): e is string => !!e)
-            : recipientsOf(kind, fields, all).filter((t) => pushProviderOf(t, all) === kind);
+          const email = fields.get(EMAIL_FIELD);
+          const to = kind === 'email' ? (email ? [email] : []) : recipientsOf(kind, fields, all);
           if (to.length === 0) throw unprocessable(kind === 'email' ? `User "${userId}" has no email address` : `User "${userId}" has no device token for ${kind}`);
           const out = await sendOn(kind, s, to, TEST_MESSAGE, null, ctx.clock.now());
           await removeTokens(ctx, tenant, userId, out.deadTokens);
