@@ -204,6 +204,11 @@ export const deadLettered = new Counter({
 // Known label values start at zero, so rates and alerts work before the first occurrence.
 for (const o of ['ok', 'failed']) schedulerRuns.labels(o).inc(0);
 for (const o of ['delivered', 'retry', 'dead']) webhookDeliveries.labels(o).inc(0);
+for (const c of ['email', 'apns', 'fcm', 'expo']) {
+  for (const ty of ['achievement_completed', 'recap', 'reactivation', 'streak_reminder']) {
+    for (const o of ['sent', 'retrying', 'failed', 'suppressed']) messagesTotal.labels(c, ty, o).inc(0);
+  }
+}
 
 type LagSource = () => Promise<{ entries: number; seconds: number }>;
 let lagSource: LagSource | null = null;
