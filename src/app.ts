@@ -9,7 +9,7 @@ import { Keys } from './redis/keys';
 import { Engine } from './engine';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { readFlushes, reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
+import { messagesTotal, readFlushes, reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';
@@ -59,6 +59,10 @@ import { AuditLog } from './store/audit';
 import { audited } from './api/audited';
 import { adminKeyRoutes } from './api/admin/admin-keys';
 import { auditLogRoutes } from './api/admin/audit-log';
+import { messageRoutes } from './api/admin/messages';
+import { unsubscribeRoutes } from './api/unsubscribe';
+import { MessageSender } from './messages/sender';
+import { UnsubscribeLinks } from './messages/unsubscribe';
 
 /**
  * What one process does. `http`: serve the API. `background`: run the jobs no
@@ -92,6 +96,8 @@ export interface App {
   flusher: Flusher;
   scheduler: Scheduler;
   webhooks: WebhookDispatcher;
+  /** Sends the messages outbox (docs/messages.md); runs only with the `background` role. */
+  messages: MessageSender;
   /** Batches of events (`POST /admin/v1/metrics/events`); applied only with the `background` role. */
   batches: BatchQueue;
   /** Live connections of this process (null without the `http` role). */
@@ -173,6 +179,14 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     openSecret: (stored) => openSealed(secrets, stored),
   });
   const deadLetters = new DeadLetters(db, clock, log);
+  const links = new UnsubscribeLinks(db, config.publicUrl);
+  const messages = new MessageSender(ctx, links, {
+    perSecond: config.messagesPerSecond,
+    maxAttempts: config.messageMaxAttempts,
+    retryBaseMs: config.messageRetryBaseMs,
+    pollMs: config.webhookPollMs,
+    retentionMs: config.messageRetentionDays * 86_400_000,
+  });
   const newFlusher = () =>
     new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()), deadLetters);
   const flusher = newFlusher();
@@ -221,6 +235,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...adminUserRoutes(ctx),
         ...userEventsRoutes(ctx),
         ...analyticsRoutes(ctx),
+        ...messageRoutes(ctx, links),
+        ...unsubscribeRoutes(ctx, links),
         ...liveRoutes(ctx, tokens!),
         ...openApiRoutes(),
         ...consoleRoutes(),
@@ -241,6 +257,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     for (const f of moreFlushers) f.start();
     webhooks.onDelivery = (outcome) => webhookDeliveries.labels(outcome).inc();
     webhooks.start();
+    messages.onOutcome = (channel, type, outcome) => messagesTotal.labels(channel, type, outcome).inc();
+    messages.start();
     scheduler.start();
     batches.start();
   }
@@ -258,6 +276,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     flusher,
     scheduler,
     webhooks,
+    messages,
     batches,
     get closed() {
       return closed;
@@ -280,6 +299,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         for (const f of [flusher, ...moreFlushers]) await f.drain().catch((err) => log.warn('final flush failed', { err: (err as Error).message }));
       }
       await webhooks.stop();
+      await messages.stop();
       sub.disconnect();
       await redis.quit().catch(() => redis.disconnect());
       await db.end();

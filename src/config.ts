@@ -60,6 +60,14 @@ export interface Config {
   secretsKeyPrevious: string | undefined;
   /** Audit log entries are dropped, a month at a time, once older than this. */
   auditRetentionDays: number;
+  /** Where users reach this server (unsubscribe links in emails), without a trailing slash. */
+  publicUrl: string;
+  /** Messages Laurel sends itself (docs/messages.md): per-tenant sending rate, attempts, first retry delay. */
+  messagesPerSecond: number;
+  messageMaxAttempts: number;
+  messageRetryBaseMs: number;
+  /** Sent, failed and suppressed messages are kept this long in the log. */
+  messageRetentionDays: number;
 }
 
 export interface LiveConfig {
@@ -140,7 +148,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: env.SECRETS_KEY || undefined,
     secretsKeyPrevious: env.SECRETS_KEY_PREVIOUS || undefined,
     auditRetentionDays: intVar(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36_500),
+    publicUrl: publicUrlVar(env),
+    messagesPerSecond: intVar(env, 'MESSAGES_PER_SECOND', 10, 1, 10_000),
+    messageMaxAttempts: intVar(env, 'MESSAGE_MAX_ATTEMPTS', 8, 1, 50),
+    messageRetryBaseMs: intVar(env, 'MESSAGE_RETRY_BASE_MS', 60_000, 1, 86_400_000),
+    messageRetentionDays: intVar(env, 'MESSAGE_RETENTION_DAYS', 30, 1, 3650),
   };
+}
+
+/** PUBLIC_URL, an absolute http(s) URL; unset, this host and port (fine on a laptop, not in emails sent to users). */
+function publicUrlVar(env: NodeJS.ProcessEnv): string {
+  const raw = env.PUBLIC_URL || `http://${env.HOST || 'localhost'}:${env.PORT || 8080}`;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error('PUBLIC_URL must be an absolute http or https URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('PUBLIC_URL must be an absolute http or https URL');
+  return u.toString().replace(/\/+$/, '');
 }
 
 /** RATE_LIMIT_PER_SECOND (0: off) and RATE_LIMIT_BURST (default: one second's worth). */

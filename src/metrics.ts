@@ -186,6 +186,14 @@ export const webhookDeliveries = new Counter({
   registers: [registry],
 });
 
+/** Messages Laurel sends itself, by carrier, notification type and the attempt's outcome. */
+export const messagesTotal = new Counter({
+  name: 'laurel_messages_total',
+  help: 'Message attempts by channel (email, apns, fcm, expo), type and outcome (sent, retrying, failed, suppressed)',
+  labelNames: ['channel', 'type', 'outcome'] as const,
+  registers: [registry],
+});
+
 /** Change records the flusher moved to the dead-letter table (Postgres refused them for good). */
 export const deadLettered = new Counter({
   name: 'laurel_flusher_dead_letters_total',
@@ -196,6 +204,11 @@ export const deadLettered = new Counter({
 // Known label values start at zero, so rates and alerts work before the first occurrence.
 for (const o of ['ok', 'failed']) schedulerRuns.labels(o).inc(0);
 for (const o of ['delivered', 'retry', 'dead']) webhookDeliveries.labels(o).inc(0);
+for (const c of ['email', 'apns', 'fcm', 'expo']) {
+  for (const ty of ['achievement_completed', 'recap', 'reactivation', 'streak_reminder']) {
+    for (const o of ['sent', 'retrying', 'failed', 'suppressed']) messagesTotal.labels(c, ty, o).inc(0);
+  }
+}
 
 type LagSource = () => Promise<{ entries: number; seconds: number }>;
 let lagSource: LagSource | null = null;

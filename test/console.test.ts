@@ -315,6 +315,32 @@ t.test('the console in Chromium', { skip: CHROMIUM ? false : 'no Chromium instal
     t.pass('filtered to metrics');
   });
 
+  await t.test('messages: a channel saved and shown redacted, a template previewed as it is typed, the log', async (t) => {
+    await go('/console/channels');
+    await page.waitForSelector('#channel-email', WAIT);
+    await page.$eval('#channel-email', (el) => {
+      el.value = JSON.stringify({ smtpUrl: 'smtp://mailer:pw-secret@127.0.0.1:9', from: { email: 'game@example.com' }, status: 'active' });
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.click('section[data-channel=email] form button[type=submit]');
+    await waitText('section[data-channel=email] [role=status]', 'Saved.');
+    t.match(await text('section[data-channel=email] pre'), /mailer:\[redacted\]@127\.0\.0\.1:9/);
+    t.notOk((await page.content()).includes('pw-secret'), 'the password is not on the page');
+
+    await go('/console/templates');
+    await page.waitForSelector('#tpl-email-subject', WAIT);
+    await page.type('#preview-user', 'ada');
+    await fill('#tpl-email-subject', 'Well done {{ user.name }}');
+    await waitText('#preview', 'Well done Ada');
+    t.equal((await s.call('GET', '/admin/v1/templates')).body[0].default, true, 'a preview saves nothing');
+    await page.click('.editor form button[type=submit]');
+    await waitText('[role=status]', 'Saved.');
+    t.match((await s.call('GET', '/admin/v1/templates')).body[0], { type: 'achievement_completed', default: false, email: { subject: 'Well done {{ user.name }}' } });
+
+    await go('/console/messages');
+    await waitText('main', 'No messages.');
+  });
+
   await t.test('every configuration page renders', async (t) => {
     for (const [slug, text] of [
       ['attributes', 'nickname'], ['points', 'xp'], ['streak', 'Metrics and thresholds'], ['webhooks', 'No webhook endpoints yet'],

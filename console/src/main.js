@@ -12,6 +12,7 @@ import { LiveBoard, LiveList } from './live.js';
 import { Link, navigate, usePath } from './router.js';
 import { UserPage, UserSearch } from './user.js';
 import { AdminKeys, AuditLog } from './security.js';
+import { Channels, MessageLog, Templates } from './messages.js';
 
 const PAGES = [
   ['metrics', 'Metrics', C.Metrics],
@@ -21,6 +22,8 @@ const PAGES = [
   ['streak', 'Streak', C.Streak],
   ['leaderboards', 'Leaderboards', C.Leaderboards],
   ['webhooks', 'Webhooks', C.Webhooks],
+  ['channels', 'Message channels', Channels],
+  ['templates', 'Message templates', Templates],
   ['keys', 'Application keys', C.Keys],
   ['tenants', 'Tenants', C.Tenants],
   ['dead-letters', 'Dead letters', C.DeadLetters],
@@ -74,6 +77,7 @@ function Page({ path }) {
   const page = PAGES.find(([slug]) => slug === section);
   if (page) return html`<${page[2]} />`;
   if (section === 'users') return arg ? html`<${UserPage} key=${arg} id=${arg} />` : html`<${UserSearch} />`;
+  if (section === 'messages') return html`<${MessageLog} />`;
   if (section === 'live') return arg ? html`<${LiveBoard} key=${arg} boardKey=${arg} />` : html`<${LiveList} />`;
   if (section === 'experiment') return html`<${Experiment} />`;
   if (section === 'analytics' || !section) return html`<${Analytics} />`;
@@ -93,7 +97,7 @@ function App() {
     </header>
     <nav>
       <h4>Watch</h4>${nav('/console/analytics', 'Analytics')}${nav('/console/experiment', 'Experiment')}${nav('/console/live', 'Live leaderboards')}
-      <h4>Inspect</h4>${nav('/console/users', 'Users')}
+      <h4>Inspect</h4>${nav('/console/users', 'Users')}${nav('/console/messages', 'Message log')}
       <h4>Configure</h4>${PAGES.map(([slug, title]) => nav(`/console/${slug}`, title))}
     </nav>
     <main key=${`${tenantRev}-${path}`}><${Page} path=${path} /></main>

@@ -12,6 +12,9 @@ import { historyAndPauses, KeptHistory, streakCall } from '../services/streak-ca
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { userPayload } from '../webhooks/payloads';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
+import { activeChannels, enqueueMessages, QueuedMessage } from '../store/messages';
+import { messageChannels } from '../domain/messages';
+import type { MessageChannel } from '../wire/admin';
 import { streakField, FREEZES_FIELD, historyField, LAST_ACTIVE_FIELD, LAST_CHANGE_FIELD, PAUSES_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
 
 /** Users looked at per batch (one pipeline of hash reads, one transaction of outbox rows). */
@@ -51,10 +54,12 @@ export async function retentionPass(ctx: Ctx, t: Tenant): Promise<number> {
   const now = ctx.clock.now();
   let visited = 0;
   let wanted: Set<WebhookEventType> | null = null;
+  let active: Set<MessageChannel> | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const flat = await ctx.redis.zrangebyscore(tk.retentionDue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, BATCH);
     if (flat.length === 0) break;
     wanted ??= await subscribedTypes(ctx.db, t.id);
+    active ??= await activeChannels(ctx.db, t.id);
     const ids: string[] = [];
     const scores: string[] = [];
     for (let i = 0; i < flat.length; i += 2) {
@@ -63,14 +68,21 @@ export async function retentionPass(ctx: Ctx, t: Tenant): Promise<number> {
     }
     const hashes = await ctx.redis.pipeline(ids.map((id) => ['hgetall', tk.user(id)])).exec();
     const events: WebhookEvent[] = [];
+    const messages: QueuedMessage[] = [];
     const nexts: (number | null)[] = [];
     for (let i = 0; i < ids.length; i++) {
       const fields = new Map(Object.entries((hashes?.[i]?.[1] ?? {}) as Record<string, string>));
-      const v = await visit(ctx, t, cfg, cfg.retention!, wanted, ids[i]!, fields, now);
+      const v = await visit(ctx, t, cfg, cfg.retention!, wanted, active, ids[i]!, fields, now);
       events.push(...v.events);
+      messages.push(...v.messages);
       nexts.push(v.next);
     }
-    if (events.length) await tx(ctx.db, (c) => enqueue(c, t.id, events, now));
+    if (events.length || messages.length) {
+      await tx(ctx.db, async (c) => {
+        await enqueue(c, t.id, events, now);
+        await enqueueMessages(c, t.id, messages, now);
+      });
+    }
     // Sent together: ioredis writes them without waiting for each answer.
     await Promise.all(ids.map((id, i) => retentionNextCall(ctx.engine, tk, { userId: id, score: scores[i]!, next: nexts[i]! })));
     visited += ids.length;
@@ -91,14 +103,17 @@ async function fillDueSet(ctx: Ctx, t: Tenant): Promise<void> {
 
 interface Visit {
   events: WebhookEvent[];
+  /** The same notices, for the channels that carry them to the user (docs/messages.md). */
+  messages: QueuedMessage[];
   /** When to look at the user next (null: not until their next event). */
   next: number | null;
 }
 
 async function visit(
-  ctx: Ctx, t: Tenant, cfg: TenantConfig, r: RetentionConfig, wanted: Set<WebhookEventType>, id: string, fields: Map<string, string>, now: number,
+  ctx: Ctx, t: Tenant, cfg: TenantConfig, r: RetentionConfig, wanted: Set<WebhookEventType>, active: Set<MessageChannel>, id: string,
+  fields: Map<string, string>, now: number,
 ): Promise<Visit> {
-  const out: Visit = { events: [], next: null };
+  const out: Visit = { events: [], messages: [], next: null };
   // Erased, or in the control group: nothing, ever (an event puts a user back only outside the control group).
   if (!fields.has('c') || inControl(fields)) return out;
   const zone = zoneIn(fields, cfg.defaultZone);
@@ -109,13 +124,12 @@ async function visit(
   };
   const emit = (type: Exclude<NotificationType, 'achievement_completed'>, period: string, dueAt: number, body: Record<string, unknown>) => {
     const wt = TYPE_OF[type];
-    if (!wanted.has(wt) || !wantsNotice(r, fields, type)) return;
-    out.events.push({
-      id: derivedId('webhook', wt, id, period),
-      type: wt,
-      payload: JSON.stringify({ type: wt, timestamp: new Date(dueAt).toISOString(), user: userPayload(id, new Map(fields), now), ...body }),
-      due: now,
-    });
+    const channels = messageChannels(r, fields, type, active);
+    if ((!wanted.has(wt) && channels.length === 0) || !wantsNotice(r, fields, type)) return;
+    const eventId = derivedId('webhook', wt, id, period);
+    const payload = JSON.stringify({ type: wt, timestamp: new Date(dueAt).toISOString(), user: userPayload(id, new Map(fields), now), ...body });
+    if (wanted.has(wt)) out.events.push({ id: eventId, type: wt, payload, due: now });
+    for (const channel of channels) out.messages.push({ eventId, userId: id, type, channel, payload, due: now });
   };
 
   const sk = cfg.streak;
@@ -141,7 +155,10 @@ async function visit(
       else {
         const due = reminderAt(r, sk, cur, zone);
         if (now < due) later(due);
-        else if (now < periodEndsAt(sk, cur, zone) && wanted.has(TYPE_OF.streak_reminder) && wantsNotice(r, fields, 'streak_reminder')) {
+        else if (
+          now < periodEndsAt(sk, cur, zone) && wantsNotice(r, fields, 'streak_reminder') &&
+          (wanted.has(TYPE_OF.streak_reminder) || messageChannels(r, fields, 'streak_reminder', active).length > 0)
+        ) {
           // Trophy's StreakResponse, as GET /v1/users/{id}/streak shows it (one reminder per user and period, so the read is affordable).
           const streak = {
             ...streakJson(sk, st, cur, freezes),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MESSAGE_COLS, messageJson, MessageRow } from './messages';
 import type { Ctx } from '../context';
 import type { Tenant } from './tenants';
 import { tx } from './db';
@@ -26,7 +27,7 @@ export function erasureHash(tenantId: string, userId: string): string {
 /** Tables whose rows belong to one user (`user_id`), emptied by an erasure. */
 const USER_TABLES = [
   'events', 'points_awards', 'achievement_completions', 'streak_pauses', 'streak_periods',
-  'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections', 'rollup_user_days', 'rollup_users',
+  'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections', 'rollup_user_days', 'rollup_users', 'messages',
 ] as const;
 
 /**
@@ -310,6 +311,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
     `SELECT id, webhook_id, type, status, created, delivered_at, payload FROM webhook_deliveries
      WHERE tenant_id = $1 AND (${ABOUT_USER} OR ${RANKS_USER}) ORDER BY created, id`,
   );
+  const messages = await q<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE tenant_id = $1 AND user_id = $2 ORDER BY created, id`);
   const systemKey = (id: string) => [...cfg.systemsByKey.values()].find((s) => s.id === id)?.key ?? null;
 
   return {
@@ -338,5 +340,6 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
       id: d.id, webhookId: d.webhook_id, type: d.type, status: d.status, created: d.created.toISOString(), deliveredAt: iso(d.delivered_at),
       payload: ownPart(JSON.parse(d.payload) as Record<string, unknown>, userId),
     })),
+    messages: messages.map(messageJson),
   };
 }

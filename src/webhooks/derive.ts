@@ -12,6 +12,9 @@ import { rankChangeJson, ScriptBoard, joinGroup } from '../domain/leaderboards';
 import { PROFILE_FIELDS } from '../domain/users';
 import type { WebhookEvent, WebhookEventType } from './events';
 import { enqueue, subscribedTypes } from './outbox';
+import { activeChannels, enqueueMessages, QueuedMessage } from '../store/messages';
+import { messageChannels } from '../domain/messages';
+import type { MessageChannel } from '../wire/admin';
 import { isUnavailable } from '../errors';
 import { boardPayload, liveRankings, userPayload } from './payloads';
 import { achievementDueAt, RETENTION_FIELDS, wantsNotice } from '../domain/retention';
@@ -53,13 +56,15 @@ export class WebhookDeriver implements BatchHook {
   async begin(c: PoolClient, t: Tenant, records: UserChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null> {
     this.queued = false;
     const wanted = await subscribedTypes(c, t.id);
-    if (wanted.size === 0) return null;
+    const active = await activeChannels(c, t.id);
+    if (wanted.size === 0 && active.size === 0) return null;
     const prepared = await this.isolated(c, () => this.prepare(c, t, records), null);
     if (!prepared) return null;
     return (c2) =>
       this.isolated(c2, async () => {
-        const events = await this.derive(t, prepared.cfg, wanted, records, prepared.state, prepared.tracked);
+        const { events, messages } = await this.derive(t, prepared.cfg, wanted, active, records, prepared.state, prepared.tracked);
         await enqueue(c2, t.id, events, this.ctx.clock.now());
+        await enqueueMessages(c2, t.id, messages, this.ctx.clock.now());
         this.queued = events.length > 0;
       }, undefined);
   }
@@ -107,12 +112,14 @@ export class WebhookDeriver implements BatchHook {
     t: Tenant,
     cfg: TenantConfig,
     wanted: Set<WebhookEventType>,
+    active: Set<MessageChannel>,
     records: UserChangeRecord[],
     state: Map<string, Map<string, string>>,
     tracked: (field: string) => boolean,
-  ): Promise<WebhookEvent[]> {
+  ): Promise<{ events: WebhookEvent[]; messages: QueuedMessage[] }> {
     const now = this.ctx.clock.now();
     const out: WebhookEvent[] = [];
+    const messages: QueuedMessage[] = [];
     const boards = new Map<string, { board: ScriptBoard; at: number }>();
     for (const r of records) {
       const { userId: uid, at, opId: op, date } = r;
@@ -145,21 +152,23 @@ export class WebhookDeriver implements BatchHook {
         }
         // The app's email pipeline is told when the congratulation is due (Trophy's hours); once per user and achievement.
         const retention = cfg.retention;
-        if (retention?.achievementEmails.enabled && wanted.has('emails.achievement_due') && wantsNotice(retention, fields, 'achievement_completed')) {
+        const channels = retention ? messageChannels(retention, fields, 'achievement_completed', active) : [];
+        const hooked = wanted.has('emails.achievement_due');
+        if (retention?.achievementEmails.enabled && (hooked || channels.length) && wantsNotice(retention, fields, 'achievement_completed')) {
           for (const d of r.completions) {
             const a = cfg.achievementsById.get(d.i);
             if (!a) continue;
             const due = achievementDueAt(at, zoneIn(fields, cfg.defaultZone));
             user ??= userPayload(uid, new Map(fields), at);
-            out.push({
-              id: derivedId('webhook', 'emails.achievement_due', uid, a.id),
-              type: 'emails.achievement_due',
-              payload: JSON.stringify({
-                type: 'emails.achievement_due', timestamp: new Date(due).toISOString(), user,
-                achievement: achievementJson(a, (id) => cfg.metricsById.get(id)?.name, at),
-              }),
-              due: Math.max(due, now),
+            const id = derivedId('webhook', 'emails.achievement_due', uid, a.id);
+            const payload = JSON.stringify({
+              type: 'emails.achievement_due', timestamp: new Date(due).toISOString(), user,
+              achievement: achievementJson(a, (id) => cfg.metricsById.get(id)?.name, at),
             });
+            if (hooked) out.push({ id, type: 'emails.achievement_due', payload, due: Math.max(due, now) });
+            for (const channel of channels) {
+              messages.push({ eventId: id, userId: uid, type: 'achievement_completed', channel, payload, due: Math.max(due, now) });
+            }
           }
         }
       }
@@ -219,6 +228,6 @@ export class WebhookDeriver implements BatchHook {
         });
       }
     }
-    return out;
+    return { events: out, messages };
   }
 }

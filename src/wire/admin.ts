@@ -648,6 +648,8 @@ export interface UserExport {
   apiKeys: { id: string; prefix: string; created: IsoDateTime }[];
   /** Webhook deliveries about the user or ranking them. */
   webhookDeliveries: { id: string; webhookId: string; type: string; status: string; created: IsoDateTime; deliveredAt: IsoDateTime | null; payload: Record<string, unknown> }[];
+  /** Messages Laurel sent or queued to the user (docs/messages.md). */
+  messages: Message[];
 }
 
 // ---- users (admin reads) ----
@@ -972,4 +974,123 @@ export interface AuditQuery {
   until?: string & tags.Format<'date-time'>;
   limit?: Int & tags.Minimum<1> & tags.Maximum<500>;
   cursor?: string & tags.MaxLength<100>;
+}
+
+/** How messages Laurel sends itself are carried (docs/messages.md). */
+export type MessageChannel = 'email' | 'apns' | 'fcm' | 'expo';
+export type MessageStatus = 'queued' | 'sent' | 'retrying' | 'failed' | 'suppressed';
+/** One of Trophy's notification preference types. */
+export type MessageType = 'achievement_completed' | 'recap' | 'reactivation' | 'streak_reminder';
+
+/** `PUT /admin/v1/channels/email`. `smtpUrl` holds the password: never answered back. */
+export interface EmailChannelSettings {
+  /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`. */
+  smtpUrl: string & tags.MaxLength<2000>;
+  from: { email: string & tags.Format<'email'>; name?: string & tags.MaxLength<200> };
+  replyTo?: string & tags.Format<'email'>;
+  status: 'active' | 'inactive';
+}
+
+/** `PUT /admin/v1/channels/apns`: token-based authentication with a .p8 key. */
+export interface ApnsChannelSettings {
+  teamId: string & tags.MinLength<1> & tags.MaxLength<20>;
+  keyId: string & tags.MinLength<1> & tags.MaxLength<20>;
+  /** The app's bundle id, sent as `apns-topic`. */
+  bundleId: string & tags.MinLength<1> & tags.MaxLength<200>;
+  /** The .p8 key (PEM). Never answered back. */
+  signingKey: string & tags.MaxLength<10000>;
+  environment: 'production' | 'sandbox';
+  /** Base URL replacing Apple's host (proxies, tests). */
+  endpoint?: string & tags.MaxLength<2000>;
+}
+
+/** Google's service account key file, as downloaded (`private_key` is never answered back). */
+export interface FcmServiceAccount {
+  project_id: string & tags.MinLength<1> & tags.MaxLength<200>;
+  client_email: string & tags.MinLength<1> & tags.MaxLength<500>;
+  private_key: string & tags.MaxLength<10000>;
+  token_uri: string & tags.MaxLength<2000>;
+  [key: string]: unknown;
+}
+
+/** `PUT /admin/v1/channels/fcm`. */
+export interface FcmChannelSettings {
+  serviceAccount: FcmServiceAccount;
+  /** Base URL replacing `https://fcm.googleapis.com` (proxies, tests). */
+  endpoint?: string & tags.MaxLength<2000>;
+}
+
+/** `PUT /admin/v1/channels/expo`. */
+export interface ExpoChannelSettings {
+  /** Needed when the Expo project enforces push security. Never answered back. */
+  accessToken?: string & tags.MaxLength<2000>;
+  /** Base URL replacing `https://exp.host` (proxies, tests). */
+  endpoint?: string & tags.MaxLength<2000>;
+}
+
+/** `POST /admin/v1/channels/{channel}/test`. */
+export interface ChannelTestBody {
+  userId: string & tags.MinLength<1> & tags.MaxLength<255>;
+}
+
+/** The provider's answer to a test message. */
+export interface ChannelTestResult {
+  /** `sent`, or `failed` (permanent) / `retrying` (transient) as a queued message would record it. */
+  status: 'sent' | 'failed' | 'retrying';
+  /** The provider's answer. */
+  response: string;
+}
+
+/** A template's parts, in Liquid. */
+export interface MessageTemplateBody {
+  email: { subject: string & tags.MaxLength<1000>; html: string & tags.MaxLength<200000>; text?: string & tags.MaxLength<200000> };
+  push: { title: string & tags.MaxLength<1000>; body: string & tags.MaxLength<4000> };
+}
+
+/** One type's template in `GET /admin/v1/templates`. */
+export interface MessageTemplate extends MessageTemplateBody {
+  type: MessageType;
+  /** Whether this is the shipped default (no template of the tenant's own). */
+  default: boolean;
+}
+
+/** `POST /admin/v1/templates/{type}/preview`. */
+export interface PreviewBody {
+  userId: string & tags.MinLength<1> & tags.MaxLength<255>;
+  /** A draft to render instead of the saved template (nothing is saved): the console's live preview. */
+  template?: MessageTemplateBody;
+}
+
+/** A template rendered for one user. */
+export interface RenderedMessage {
+  email: { subject: string; html: string; text: string };
+  push: { title: string; body: string };
+}
+
+/** One message in the delivery log. */
+export interface Message {
+  id: string;
+  userId: string;
+  type: MessageType;
+  channel: MessageChannel;
+  status: MessageStatus;
+  attempts: number;
+  /** The provider's last answer (null before the first attempt). */
+  lastResponse: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `GET /admin/v1/messages`. */
+export interface MessagesQuery extends ListQuery {
+  userId?: string;
+  type?: MessageType;
+  channel?: MessageChannel;
+  status?: MessageStatus;
+}
+
+/** `DELETE /admin/v1/channels/{channel}` and `DELETE /admin/v1/templates/{type}`. */
+export interface RemovedMessageSetting {
+  /** The channel or template type removed. */
+  removed: string;
 }

@@ -2,7 +2,7 @@ import typia from 'typia';
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
-import { notFound } from '../../errors';
+import { notFound, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { userJson, userPatch } from '../../domain/users';
 import type { Tenant } from '../../store/tenants';
@@ -12,7 +12,7 @@ import { readUser, writeFields } from '../../services/user-calls';
 import type { UserInput, UserWithId } from '../../wire/app';
 import { eventSummary, METRIC_EVENTS } from './event-summary';
 import { achievementJson } from '../../domain/achievements';
-import { totalField, achievedField } from '../../domain/user-hash';
+import { totalField, achievedField, EMAIL_FIELD } from '../../domain/user-hash';
 
 const validateUserWithId = typia.createValidate<UserWithId>();
 const validateUserInput = typia.createValidate<UserInput>();
@@ -47,6 +47,10 @@ async function writeUser(ctx: Ctx, req: Request, mode: 'upsert' | 'update') {
 
 async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mode: 'upsert' | 'update') {
   const zone = zoneOf(input);
+  // Trophy's rule: subscribing to emails needs an address, sent now or stored before.
+  if (input.subscribeToEmails === true && !input.email && !(await ctx.redis.hget(ctx.keys.tenant(tenant.slot).user(id), EMAIL_FIELD))) {
+    throw unprocessable('subscribeToEmails needs an email address: send email with it, or set one first');
+  }
   const fields = await writeFields(ctx, tenant, id, userPatch(input, zone), mode, zone, (cfg) => checkUserAttributes(cfg, input));
   return userJson(id, fields);
 }

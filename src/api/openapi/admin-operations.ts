@@ -333,7 +333,7 @@ export const adminOperations: Operation[] = [
     description:
       'Removes the user from Redis and Postgres: profile, totals, points and awards, achievements (rarity no longer counts them), ' +
       'streak and its history, pauses, leaderboard places (the others move up) and history, events, idempotency keys, ' +
-      'boosts and application keys bound to them, and webhook deliveries about them. Only a tombstone stays: a SHA-256 of ' +
+      'boosts and application keys bound to them, webhook deliveries and messages about them (device tokens go with the profile). Only a tombstone stays: a SHA-256 of ' +
       'tenant and user id, and the time. Erasing again answers the same; an event for the id afterwards starts a new user. ' +
       '404 for an id never seen nor erased; 422 for an id that is empty, longer than 255 characters or holds control characters.',
     responses: { 200: { description: 'Erased (now or before)', schema: typia.json.schema<ErasedUser>() } },
@@ -342,7 +342,7 @@ export const adminOperations: Operation[] = [
     method: 'get', path: '/admin/v1/users/:id/export', operationId: 'admin_users_export', tag: 'Admin: users', auth: admin,
     summary: 'Everything held about a user, as one document',
     description: 'Profile, metric and points totals, awards, achievements, streak and its history, leaderboard places and history, events, ' +
-      'boosts, application keys (never secrets) and webhook deliveries about the user. 404 for an unknown user.',
+      'boosts, application keys (never secrets), webhook deliveries and messages about the user. 404 for an unknown user.',
     responses: { 200: { description: 'The document', schema: typia.json.schema<UserExport>() } },
   },
   {

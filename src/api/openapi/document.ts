@@ -44,14 +44,20 @@ const NOUNS: Record<string, string> = {
   webhooks: 'webhook endpoint', deliveries: 'webhook delivery', 'dead-letters': 'dead letter', 'admin-api-keys': 'admin key',
 };
 
+/** Path parameters that are neither ids nor keys. */
+const OWN_NAMES: Record<string, string> = {
+  type: 'The notification type (achievement_completed, recap, reactivation or streak_reminder)',
+  token: 'The signed token of an unsubscribe link',
+};
+
 function pathParameters(pattern: string): Json[] {
   const segments = pattern.split('/');
   return segments.flatMap((seg, i) => {
     if (!seg.startsWith(':')) return [];
     const name = seg.slice(1);
     const noun = NOUNS[segments[i - 1] ?? ''] ?? 'resource';
-    const what = name === 'key' ? `The ${noun}'s key` : noun === 'user' ? "The user's ID (yours)" : `The ${noun}'s ID`;
-    const uuid = pattern.startsWith('/admin/') && name !== 'key' && noun !== 'user';
+    const what = name === 'key' ? `The ${noun}'s key` : noun === 'user' ? "The user's ID (yours)" : (OWN_NAMES[name] ?? `The ${noun}'s ID`);
+    const uuid = pattern.startsWith('/admin/') && name !== 'key' && noun !== 'user' && !OWN_NAMES[name];
     return [{ name, in: 'path', required: true, description: what, schema: uuid ? { type: 'string', format: 'uuid' } : { type: 'string' } }];
   });
 }

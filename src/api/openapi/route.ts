@@ -3,10 +3,11 @@ import { reply, Reply, Route } from '../../http/server';
 import type { ErrorBody } from '../../wire/app';
 import { adminOperations } from './admin-operations';
 import { appOperations } from './app-operations';
+import { messageOperations } from './message-operations';
 import { buildDocument } from './document';
 
 /** Every described operation; a route missing here is missing from the document (and test/openapi fails). */
-export const operations = [...appOperations, ...adminOperations];
+export const operations = [...appOperations, ...adminOperations, ...messageOperations];
 
 export const openApiDocument = () => buildDocument(operations, typia.json.schema<ErrorBody>());
 
