@@ -1,7 +1,8 @@
 import t from 'tap';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { startServer, TestServer } from './helpers/harness';
 import { erasureHash } from '../src/store/privacy';
+import { isAuditedWrite } from '../src/api/audited';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 
 /** What the suite keeps while it walks the write routes (ids made by earlier steps). */
@@ -153,6 +154,10 @@ const STEPS: Step[] = [
     action: 'delete', resource: 'admin-api-keys', ids: (st) => [st.adminKey.id] },
   { op: 'DELETE /admin/v1/application-api-keys', req: (st) => ({ path: `/admin/v1/application-api-keys?ids=${st.appKey.id}` }),
     action: 'delete', resource: 'application-api-keys', ids: (st) => [st.appKey.id] },
+  ...channelSteps(),
+  { op: 'PUT /admin/v1/templates/:type', req: () => ({ path: '/admin/v1/templates/recap', body: { email: { subject: 'Your week', html: '<p>{{ user.name }}</p>' }, push: { title: 'Week', body: 'Your week' } } }),
+    action: 'update', resource: 'templates', ids: () => ['recap'] },
+  { op: 'DELETE /admin/v1/templates/:type', req: () => ({ path: '/admin/v1/templates/recap' }), action: 'delete', resource: 'templates', ids: () => ['recap'] },
   { op: 'DELETE /admin/v1/webhooks', req: (st) => ({ path: `/admin/v1/webhooks?ids=${st.hook.id}` }), action: 'delete', resource: 'webhooks', ids: (st) => [st.hook.id] },
   { op: 'DELETE /admin/v1/leaderboards', req: (st) => ({ path: `/admin/v1/leaderboards?ids=${st.board.id}` }), action: 'delete', resource: 'leaderboards', ids: (st) => [st.board.id] },
   { op: 'DELETE /admin/v1/points/:systemId/boosts', req: (st) => ({ path: `/admin/v1/points/${st.xp.id}/boosts?ids=${st.boost.id}` }), action: 'delete', resource: 'points/boosts', ids: (st) => [st.boost.id] },
@@ -166,11 +171,40 @@ const STEPS: Step[] = [
 ];
 
 /** Every write route of the Admin API in /openapi.json, as `METHOD /pattern`. */
+/** Each message channel set (with unreachable endpoints), tested on a user who can receive it, and removed. */
+function channelSteps(): Step[] {
+  const pem = (type: 'ec' | 'rsa') =>
+    (type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 })).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const settings: Record<string, unknown> = {
+    email: { smtpUrl: 'smtp://mailer:pw-audit@127.0.0.1:9', from: { email: 'game@example.com' }, status: 'active' },
+    apns: { teamId: 'TEAM123', keyId: 'KEY123', bundleId: 'com.example.app', environment: 'sandbox', signingKey: pem('ec'), endpoint: 'https://127.0.0.1:9' },
+    fcm: {
+      serviceAccount: { type: 'service_account', project_id: 'proj', client_email: 'svc@proj.iam.gserviceaccount.com', private_key: pem('rsa'), token_uri: 'http://127.0.0.1:9/token' },
+      endpoint: 'http://127.0.0.1:9',
+    },
+    expo: { accessToken: 'expo-audit', endpoint: 'http://127.0.0.1:9' },
+  };
+  // One user every channel can reach: an address, an APNs token (64 hex digits: APNs when both it and FCM are set), an FCM and an Expo token.
+  const receiver = { id: 'receiver', email: 'receiver@example.com', deviceTokens: ['a'.repeat(64), 'fcm-token-1', 'ExponentPushToken[audit]'] };
+  return Object.entries(settings).flatMap(([kind, body]): Step[] => [
+    { op: `PUT /admin/v1/channels/${kind}`, req: () => ({ path: `/admin/v1/channels/${kind}`, body }), action: 'update', resource: `channels/${kind}` },
+    {
+      op: `POST /admin/v1/channels/${kind}/test`, req: () => ({ path: `/admin/v1/channels/${kind}/test`, body: { userId: 'receiver' } }), action: 'test', resource: `channels/${kind}`,
+      before: async (s) => {
+        const r = await s.event('lessons', { user: receiver, value: 1 });
+        if (r.status !== 201) throw new Error(JSON.stringify(r.body));
+      },
+    },
+    { op: `DELETE /admin/v1/channels/${kind}`, req: () => ({ path: `/admin/v1/channels/${kind}` }), action: 'delete', resource: `channels/${kind}` },
+  ]);
+}
+
 async function adminWrites(s: TestServer): Promise<string[]> {
   const doc = (await s.call('GET', '/openapi.json', { key: null })).body;
   return Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, item]) =>
     p.startsWith('/admin/')
       ? Object.keys(item).filter((m) => ['post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${p.replace(/\{(\w+)\}/g, ':$1')}`)
+        .filter((op) => isAuditedWrite(...(op.split(' ') as [string, string])))
       : [],
   );
 }
