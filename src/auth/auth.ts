@@ -6,7 +6,8 @@ import type { Clock } from '../clock';
 import type { RateLimit, RateLimiter } from './rate-limit';
 
 export type Principal =
-  | { kind: 'admin' }
+  /** keyId: the stored key's id, or ENV_ADMIN_ID for ADMIN_API_KEY (absent only for principals made in process). */
+  | { kind: 'admin'; keyId?: string }
   | { kind: 'application'; keyId: string; tenantId: string; userId: string };
 
 interface StoredKey {
@@ -18,8 +19,11 @@ interface StoredKey {
   limit: RateLimit | null;
 }
 
-/** Rate-limit id of the ADMIN_API_KEY from the environment (stored keys use their prefix, which has an underscore). */
-const ENV_ADMIN_ID = 'env-admin';
+/**
+ * Rate-limit id of the ADMIN_API_KEY from the environment (stored keys use their prefix, which has an underscore),
+ * and its fixed key id where a change is attributed to a key (stored keys use their uuid).
+ */
+export const ENV_ADMIN_ID = 'env-admin';
 
 /**
  * Resolves X-API-KEY to a principal. Keys are looked up by prefix in Postgres
@@ -46,7 +50,7 @@ export class Authenticator {
     if (!presented) throw unauthorized();
     if (this.envAdminDigest && matches(presented, this.envAdminDigest)) {
       if (this.limiter?.fallback) await this.limiter.take(ENV_ADMIN_ID, this.limiter.fallback);
-      return { kind: 'admin' };
+      return { kind: 'admin', keyId: ENV_ADMIN_ID };
     }
     const parts = splitKey(presented);
     if (!parts) throw unauthorized();
@@ -74,7 +78,7 @@ export class Authenticator {
     if (!r) return null;
     const principal: Principal =
       r.kind === 'admin'
-        ? { kind: 'admin' }
+        ? { kind: 'admin', keyId: r.id }
         : { kind: 'application', keyId: r.id, tenantId: r.tenant_id!, userId: r.user_id! };
     const limit = this.limiter?.resolve({ perSecond: r.rate_limit, burst: r.rate_burst }) ?? null;
     return { id: r.id, secretHashDigest: digest(r.secret_hash), principal, limit };

@@ -21,6 +21,8 @@ export interface Request {
   authorization: string;
   /** `Accept-Encoding` (the console's static files are served gzipped when it allows). */
   acceptEncoding: string;
+  /** `If-Match` (a config version on PUT /admin/v1/config). */
+  ifMatch: string;
   /** The caller's `X-Request-Id` when acceptable, else one made here; echoed in the response. */
   requestId: string;
   /** The raw body (empty when the route reads none). */
@@ -235,6 +237,7 @@ export function createHttpServer(routes: Route[], opts: HttpServerOptions): Http
         contentType: uReq.getHeader('content-type'),
         authorization: uReq.getHeader('authorization'),
         acceptEncoding: uReq.getHeader('accept-encoding'),
+        ifMatch: uReq.getHeader('if-match'),
         requestId: state.requestId,
         body: EMPTY,
       };

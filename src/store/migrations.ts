@@ -584,6 +584,19 @@ const MIGRATIONS: string[] = [
   -- (store/secrets.ts): generated once, shared by every process.
   CREATE TABLE secret_key (id integer PRIMARY KEY CHECK (id = 1), key bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
   `,
+  `
+  -- Config versions made by applying a configuration document (PUT /admin/v1/config,
+  -- revert), each with the document as it stood after (for revert) and the key that made it.
+  CREATE TABLE config_versions (
+    tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    version bigint NOT NULL,
+    at timestamptz NOT NULL,
+    key_id text NOT NULL,
+    changes integer NOT NULL,
+    document jsonb NOT NULL,
+    PRIMARY KEY (tenant_id, version)
+  );
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */

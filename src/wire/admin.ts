@@ -795,3 +795,193 @@ export interface RetentionSettingsResponse {
     monthlyHour: number;
   };
 }
+
+// ---- configuration document (environments) ----
+// The Admin API's fields under the same names, with keys where it takes ids (`metricKey` for `metricId`…), no ids, no secrets.
+
+/** An attribute filter naming the attribute by key (of the type the filter is for). */
+export interface ConfigAttributeFilter {
+  attributeKey: Key;
+  attributeValue: string & tags.MaxLength<255>;
+}
+type ConfigFilters = (ConfigAttributeFilter[] & tags.MaxItems<20>) | null;
+
+export interface ConfigMetric {
+  key: Key;
+  name: Name;
+  unitType?: UnitType;
+  units?: string & tags.MaxLength<50>;
+}
+
+export interface ConfigAttribute {
+  key: Key;
+  name: Name;
+  type: 'user' | 'event';
+}
+
+export interface ConfigTrigger {
+  type: TriggerType;
+  points: Int;
+  status?: 'active' | 'inactive';
+  blockIfOutOfPoints?: boolean;
+  userAttributes?: ConfigFilters;
+  metricKey?: Key;
+  metricThreshold?: Int & tags.Minimum<1>;
+  eventAttributes?: ConfigFilters;
+  achievementKey?: Key;
+  streakLength?: Int & tags.Minimum<1>;
+  timeUnit?: 'hours' | 'days';
+  timeInterval?: Int & tags.Minimum<1>;
+}
+
+export interface ConfigLevel {
+  key: Key;
+  name: Name;
+  points: Int & tags.Minimum<0>;
+  description?: string & tags.MaxLength<1000>;
+  badge?: Badge;
+}
+
+/** A boost for users by attributes (or everyone); boosts aimed at one user are user data, not configuration. */
+export interface ConfigBoost {
+  name: Name;
+  start: string;
+  end?: string | null;
+  multiplier: number;
+  rounding?: Rounding;
+  userAttributes?: ConfigFilters;
+}
+
+export interface ConfigPointsSystem {
+  key: Key;
+  name: Name;
+  description?: string & tags.MaxLength<1000>;
+  badge?: Badge;
+  maxPoints?: (Int & tags.Minimum<1>) | null;
+  levels?: ConfigLevel[] & tags.MaxItems<100>;
+  triggers?: ConfigTrigger[] & tags.MaxItems<100>;
+  boosts?: ConfigBoost[] & tags.MaxItems<100>;
+}
+
+export interface ConfigAchievement {
+  key: Key;
+  name: Name;
+  description?: (string & tags.MaxLength<1000>) | null;
+  badge?: Badge;
+  status?: 'active' | 'inactive';
+  trigger: AchievementTrigger;
+  metricKey?: Key;
+  metricValue?: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e15>;
+  streakLength?: Int & tags.Minimum<1>;
+  prerequisiteKeys?: Key[] & tags.MinItems<1> & tags.MaxItems<50>;
+  userAttributes?: ConfigFilters;
+  eventAttributes?: ConfigFilters;
+}
+
+export interface ConfigStreak {
+  enabled: boolean;
+  frequency: 'daily' | 'weekly' | 'monthly';
+  metrics: { metricKey: Key; threshold: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e12> }[] & tags.MaxItems<20>;
+  mode?: 'all' | 'any';
+  weekStart?: WeekStart;
+  initialFreezes?: Int & tags.Minimum<0> & tags.Maximum<100>;
+  freezeAutoEarnInterval?: Int & tags.Minimum<0> & tags.Maximum<3650>;
+  freezeAutoEarnAmount?: Int & tags.Minimum<0> & tags.Maximum<100>;
+  maxFreezes?: Int & tags.Minimum<0> & tags.Maximum<100>;
+}
+
+export interface ConfigLeaderboard {
+  key: Key;
+  name: Name;
+  description?: (string & tags.MaxLength<1000>) | null;
+  status?: BoardStatus;
+  rankBy: RankBy;
+  metricKey?: Key;
+  pointsSystemKey?: Key;
+  maxParticipants?: (Int & tags.Minimum<1> & tags.Maximum<1000>) | null;
+  start?: string;
+  end?: string | null;
+  startTime?: Time | null;
+  endTime?: Time | null;
+  /** User attribute keys: one board per combination of their values. */
+  breakdownAttributeKeys?: Key[] & tags.MaxItems<5>;
+  runUnit?: RunUnit | null;
+  runInterval?: (Int & tags.Minimum<1> & tags.Maximum<3650>) | null;
+}
+
+/** A webhook endpoint without its secret (a created one gets a new secret: rotate it to read it). */
+export interface ConfigWebhook {
+  url: string & tags.MinLength<1> & tags.MaxLength<2048>;
+  eventTypes: WebhookEventType[] & tags.MinItems<1> & tags.MaxItems<50>;
+  description?: (string & tags.MaxLength<1000>) | null;
+  status?: WebhookStatus;
+}
+
+/** A tenant's whole configuration. Each kind is optional on input; a pull gives every kind. */
+export interface ConfigResources {
+  metrics?: ConfigMetric[] & tags.MaxItems<1000>;
+  attributes?: ConfigAttribute[] & tags.MaxItems<1000>;
+  achievements?: ConfigAchievement[] & tags.MaxItems<1000>;
+  pointsSystems?: ConfigPointsSystem[] & tags.MaxItems<1000>;
+  streak?: ConfigStreak;
+  leaderboards?: ConfigLeaderboard[] & tags.MaxItems<1000>;
+  retention?: RetentionSettings;
+  webhooks?: ConfigWebhook[] & tags.MaxItems<1000>;
+}
+
+export interface ConfigDocument {
+  /** The config version it was pulled at (ignored on input: use If-Match). */
+  version?: number;
+  resources: ConfigResources;
+}
+
+export interface ConfigQuery {
+  /** Delete what the document lacks. */
+  prune?: boolean;
+}
+
+/** One changed field of an updated resource (a nested entry's field is `triggers[<identity>].points`). */
+export interface ConfigFieldChange {
+  field: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+export interface ConfigChange {
+  /** The resource kind, as under `resources`. */
+  kind: string;
+  /** The resource's key (its identity for resources without one: url, name). */
+  key: string;
+}
+
+export interface ConfigPlan {
+  /** The config version planned against (plan) or made (PUT, revert; unchanged when nothing changed). */
+  version: number;
+  creations: (ConfigChange & { after: unknown })[];
+  updates: (ConfigChange & { changes: ConfigFieldChange[] })[];
+  deletions: (ConfigChange & { before: unknown })[];
+}
+
+export interface ConfigProblem {
+  /** Where in the document, e.g. `resources.leaderboards[0].metricKey`. */
+  path: string;
+  message: string;
+}
+
+export interface ConfigRefused {
+  error: string;
+  problems: ConfigProblem[];
+}
+
+export interface ConfigHistoryEntry {
+  version: number;
+  at: IsoDateTime;
+  /** The id of the API key that made it (`env-admin` for ADMIN_API_KEY); never the key. */
+  keyId: string;
+  /** How many creations, updates and deletions it held. */
+  changes: number;
+}
+
+export interface ConfigRevert {
+  version: number & tags.Type<'uint32'>;
+}

@@ -99,13 +99,15 @@ export const LEVELS: Resource<LevelRow> = {
   parent: PARENT,
 };
 
+export const BOOST_COLS = `id, name, user_id, user_attributes, to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(end_date, 'YYYY-MM-DD') AS end_date, multiplier::text AS multiplier, rounding`;
+
 export function boostsResource(ctx: Ctx): Resource<BoostRow> {
   // Admin views date boosts in UTC; users see them on their own calendar.
   const today = () => new Date(ctx.clock.now()).toISOString().slice(0, 10);
   return {
     path: '/admin/v1/points/:systemId/boosts',
     table: 'points_boosts',
-    cols: `id, name, user_id, user_attributes, to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(end_date, 'YYYY-MM-DD') AS end_date, multiplier::text AS multiplier, rounding`,
+    cols: BOOST_COLS,
     order: 'seq',
     noun: 'Points boost',
     json: (r) => ({
@@ -154,7 +156,7 @@ export async function insertBoost(ctx: Ctx, c: PoolClient, s: Scope, b: CreateBo
   if (problem) return problem;
   const { rows } = await c.query<BoostRow>(
     `INSERT INTO points_boosts (id, tenant_id, system_id, name, user_id, user_attributes, start_date, end_date, multiplier, rounding, created, updated)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${boostsResource(ctx).cols}`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${BOOST_COLS}`,
     [randomUUID(), s.tenant.id, s.parentId, b.name, b.userId ?? null, JSON.stringify(b.userAttributes ?? []), b.start, b.end ?? null, b.multiplier, b.rounding ?? 'down', new Date(ctx.clock.now())],
   );
   return rows[0]!;
@@ -273,7 +275,7 @@ export async function updateBoost(ctx: Ctx, c: PoolClient, s: Scope, item: Patch
   if (problem) return problem;
   const { rows } = await c.query<BoostRow>(
     `UPDATE points_boosts SET name = $3, start_date = $4, end_date = $5, multiplier = $6, rounding = $7, user_attributes = $8, updated = $9
-     WHERE id = $1 AND system_id = $2 RETURNING ${boostsResource(ctx).cols}`,
+     WHERE id = $1 AND system_id = $2 RETURNING ${BOOST_COLS}`,
     [id, s.parentId, merged.name, merged.start, merged.end ?? null, merged.multiplier, merged.rounding, JSON.stringify(merged.userAttributes ?? []), new Date(ctx.clock.now())],
   );
   return rows[0]!;
