@@ -103,3 +103,222 @@ t.test('round trip: pull, push to an empty tenant, pull again; events answer ali
 
   t.equal((await s.call('PUT', '/admin/v1/config', { body: doc, tenant: 'prod' })).body.version, again.version, 'pushing it again changes nothing, no new version');
 });
+
+/** A copy of a document changed by `edit`. */
+function edited(doc: any, edit: (r: any) => void): any {
+  const copy = JSON.parse(JSON.stringify(doc));
+  edit(copy.resources);
+  return copy;
+}
+const find = (list: any[], key: string) => list.find((x) => x.key === key);
+
+t.test('plan: each kind lists exactly the changed fields, and applies nothing', async (t) => {
+  const s = await startServer(t);
+  await configure(s, '');
+  const doc = await pull(s, '');
+  const cases: [string, (r: any) => void, { kind: string; key: string; changes: { field: string; before?: unknown; after?: unknown }[] }][] = [
+    ['metrics', (r) => (find(r.metrics, 'visits').name = 'Site visits'), { kind: 'metrics', key: 'visits', changes: [{ field: 'name', before: 'Visits', after: 'Site visits' }] }],
+    ['attributes', (r) => (find(r.attributes, 'plan').name = 'Tier'), { kind: 'attributes', key: 'plan', changes: [{ field: 'name', before: 'Plan', after: 'Tier' }] }],
+    ['achievements', (r) => (find(r.achievements, 'ten-visits').metricValue = 12), { kind: 'achievements', key: 'ten-visits', changes: [{ field: 'metricValue', before: 10, after: 12 }] }],
+    [
+      'pointsSystems',
+      (r) => {
+        const xp = find(r.pointsSystems, 'xp');
+        xp.triggers.find((x: any) => x.type === 'metric').points = 15;
+        xp.levels.push({ key: 'gold', name: 'Gold', points: 500 });
+      },
+      {
+        kind: 'pointsSystems', key: 'xp', changes: [
+          { field: 'levels[gold]', after: { key: 'gold', name: 'Gold', points: 500, description: '', badge: null } },
+          { field: 'triggers[metric:visits].points', before: 10, after: 15 },
+        ],
+      },
+    ],
+    ['streak', (r) => (r.streak.maxFreezes = 3), { kind: 'streak', key: 'streak', changes: [{ field: 'maxFreezes', before: 0, after: 3 }] }],
+    ['leaderboards', (r) => (r.leaderboards[0].maxParticipants = 50), { kind: 'leaderboards', key: 'top-xp', changes: [{ field: 'maxParticipants', before: 1000, after: 50 }] }],
+    ['retention', (r) => (r.retention.controlRatio = 0.25), { kind: 'retention', key: 'retention', changes: [{ field: 'controlRatio', before: 0, after: 0.25 }] }],
+    ['webhooks', (r) => (r.webhooks[0].status = 'inactive'), { kind: 'webhooks', key: 'https://hooks.test/laurel', changes: [{ field: 'status', before: 'active', after: 'inactive' }] }],
+  ];
+  for (const [kind, edit, update] of cases) {
+    const r = await s.call('POST', '/admin/v1/config/plan', { body: edited(doc, edit) });
+    t.equal(r.status, 200, kind);
+    t.same(r.body, { version: doc.version, creations: [], updates: [update], deletions: [] }, `${kind}: only the changed fields`);
+  }
+  const creation = await s.call('POST', '/admin/v1/config/plan', { body: edited(doc, (r) => r.metrics.push({ key: 'shares', name: 'Shares' })) });
+  t.same(creation.body.creations, [{ kind: 'metrics', key: 'shares', after: { key: 'shares', name: 'Shares', unitType: 'number', units: '' } }]);
+  t.same((await s.call('POST', '/admin/v1/config/plan', { body: doc })).body, { version: doc.version, creations: [], updates: [], deletions: [] }, 'an unchanged document plans nothing');
+  t.equal(JSON.stringify(await pull(s, '')), JSON.stringify(doc), 'nothing was applied (not even a version)');
+
+  // What a plan shows is what PUT does.
+  const all = edited(doc, (r) => {
+    for (const [, edit] of cases) edit(r);
+  });
+  const plan = (await s.call('POST', '/admin/v1/config/plan', { body: all })).body;
+  const put = await s.call('PUT', '/admin/v1/config', { body: all });
+  t.same(put.body, { ...plan, version: doc.version + 1 });
+  t.equal(put.body.updates.length, cases.length);
+});
+
+t.test('a push keeps what config changes do: boards go active, achievements backdate, edited triggers are new versions', async (t) => {
+  const s = await startServer(t);
+  await configure(s, '');
+  await s.event('visits', { user: { id: 'early' }, value: 5 });
+  const doc = await pull(s, '');
+  const next = edited(doc, (r) => {
+    r.achievements.push({ key: 'five-visits', name: 'Five visits', trigger: 'metric', metricKey: 'visits', metricValue: 5, status: 'active' });
+    r.leaderboards.push({ key: 'later', name: 'Later', rankBy: 'metric', metricKey: 'visits', status: 'active', start: '2026-04-01' });
+    find(r.pointsSystems, 'coins').triggers[0].points = 3;
+  });
+  t.equal((await s.call('PUT', '/admin/v1/config', { body: next })).status, 200);
+  const after = await pull(s, '');
+  t.equal(find(after.resources.leaderboards, 'later').status, 'scheduled', 'asking for active before the start date schedules it');
+  await s.app.scheduler.runOnce();
+  const mine = await s.call('GET', '/v1/users/early/achievements');
+  t.ok(mine.body.some((a: any) => a.key === 'five-visits'), 'a user who already qualified has the activated achievement');
+  const e = await s.event('visits', { user: { id: 'early' }, value: 1 });
+  t.equal(e.body.points.coins.awards[0].trigger.points, 3, 'the edited trigger awards its new points');
+  const versions = await s.app.ctx.db.query(`SELECT count(DISTINCT trigger->>'points') AS n FROM "${s.schema}".points_trigger_versions`);
+  t.equal(Number(versions.rows[0].n) >= 2, true, 'the edit made a new trigger version, the old one kept');
+});
+
+t.test('atomicity: two points systems changed together are never seen half-changed', async (t) => {
+  const s = await startServer(t);
+  const [visits] = Object.values(await s.metrics(['visits']));
+  await ok(s, 'POST', '/admin/v1/points', [
+    { key: 'a', name: 'A', triggers: [{ type: 'metric', metricId: visits!.id, metricThreshold: 1, points: 1, status: 'active' }] },
+    { key: 'b', name: 'B', triggers: [{ type: 'metric', metricId: visits!.id, metricThreshold: 1, points: 1, status: 'active' }] },
+  ], '');
+  let doc = await pull(s, '');
+  const seen = new Set<string>();
+  let n = 0;
+  for (let round = 2; round <= 6; round++) {
+    doc = edited(doc, (r) => {
+      for (const sys of r.pointsSystems) sys.triggers[0].points = round;
+    });
+    let done = false;
+    const push = s.call('PUT', '/admin/v1/config', { body: doc }).then((r) => {
+      done = true;
+      return r;
+    });
+    // Events keep coming while the push runs, and a few after.
+    const load = async (worker: number) => {
+      for (let after = 0; !done || after < 2; after += done ? 1 : 0) {
+        const r = await s.event('visits', { user: { id: `u${worker}-${n++}` }, value: 1 });
+        const pair = `${r.body.points.a.added}/${r.body.points.b.added}`;
+        seen.add(pair);
+        if (r.body.points.a.added !== r.body.points.b.added) t.fail(`half a configuration: ${pair}`);
+      }
+    };
+    await Promise.all([load(1), load(2), load(3), load(4)]);
+    t.equal((await push).status, 200);
+  }
+  t.ok(seen.has('6/6'), 'the last push is seen whole');
+  t.ok(n > 20, `events ran alongside the pushes (${n})`);
+});
+
+t.test('refusals: 412 on a stale If-Match, 422 with paths; nothing applied either way', async (t) => {
+  const s = await startServer(t);
+  await configure(s, '');
+  const doc = await pull(s, '');
+  const changed = edited(doc, (r) => (find(r.metrics, 'visits').name = 'Changed'));
+  const hasVersion = await s.call('PUT', '/admin/v1/config', { body: changed, headers: { 'If-Match': String(doc.version) } });
+  t.equal(hasVersion.status, 200, 'a current If-Match applies');
+  const now = await pull(s, '');
+  t.equal(now.version, doc.version + 1);
+
+  const stale = await s.call('PUT', '/admin/v1/config', { body: doc, headers: { 'If-Match': String(doc.version) } });
+  t.equal(stale.status, 412);
+  t.match(stale.body.error, /version/);
+  t.equal(JSON.stringify(await pull(s, '')), JSON.stringify(now), '412 applied nothing');
+
+  const bad = edited(now, (r) => {
+    r.leaderboards[0].pointsSystemKey = 'nope';
+    r.metrics[0].unitType = 'bogus';
+    find(r.achievements, 'regular').prerequisiteKeys.push('missing');
+    r.pointsSystems[0].triggers[0].eventAttributes = [{ attributeKey: 'nope', attributeValue: 'x' }];
+  });
+  const refused = await s.call('PUT', '/admin/v1/config', { body: bad });
+  t.equal(refused.status, 422);
+  t.match(refused.body.error, /nothing was applied/);
+  t.same(refused.body.problems.map((p: any) => p.path).sort(), [
+    'resources.achievements[1].prerequisiteKeys[2]',
+    'resources.leaderboards[0].pointsSystemKey',
+    'resources.metrics[0].unitType',
+    'resources.pointsSystems[0].triggers[0].eventAttributes[0].attributeKey',
+  ]);
+  t.equal((await s.call('POST', '/admin/v1/config/plan', { body: bad })).status, 422, 'plan refuses it too');
+
+  // A change the Admin API refuses: what an active leaderboard ranks by.
+  const forbidden = edited(now, (r) => {
+    Object.assign(r.leaderboards[0], { rankBy: 'metric', metricKey: 'visits' });
+    delete r.leaderboards[0].pointsSystemKey;
+    find(r.metrics, 'revenue').name = 'Would apply alone';
+  });
+  const f = await s.call('PUT', '/admin/v1/config', { body: forbidden });
+  t.equal(f.status, 422);
+  t.same(f.body.problems.map((p: any) => p.path), ['resources.leaderboards[0]']);
+  t.match(f.body.problems[0].message, /not inactive/);
+  t.equal((await s.call('PUT', '/admin/v1/config', { body: { resources: { gadgets: [] } } })).body.problems[0].path, 'resources.gadgets');
+  t.equal(JSON.stringify(await pull(s, '')), JSON.stringify(now), '422 applied nothing');
+});
+
+t.test('prune: what the document lacks stays, unless ?prune=true', async (t) => {
+  const s = await startServer(t);
+  await configure(s, '');
+  const doc = await pull(s, '');
+  const lacking = edited(doc, (r) => {
+    r.metrics = r.metrics.filter((m: any) => m.key !== 'revenue');
+    find(r.pointsSystems, 'xp').levels.pop();
+    delete r.webhooks;
+  });
+  const kept = await s.call('PUT', '/admin/v1/config', { body: lacking });
+  t.same(kept.body, { version: doc.version, creations: [], updates: [], deletions: [] }, 'nothing deleted without prune');
+  t.equal((await pull(s, '')).resources.metrics.length, 2);
+
+  const plan = await s.call('POST', '/admin/v1/config/plan?prune=true', { body: lacking });
+  t.same(plan.body.deletions.map((d: any) => `${d.kind}:${d.key}`), ['metrics:revenue', 'webhooks:https://hooks.test/laurel']);
+  t.same(plan.body.updates, [{ kind: 'pointsSystems', key: 'xp', changes: [{ field: 'levels[silver]', before: find(doc.resources.pointsSystems, 'xp').levels[1] }] }]);
+  const pruned = await s.call('PUT', '/admin/v1/config?prune=true', { body: lacking });
+  t.same(pruned.body, { ...plan.body, version: doc.version + 1 });
+  const after = await pull(s, '');
+  t.same(after.resources.metrics.map((m: any) => m.key), ['visits']);
+  t.same(after.resources.webhooks, []);
+  t.equal((await s.call('GET', '/admin/v1/webhooks')).body.length, 0);
+});
+
+t.test('history with key ids, and revert', async (t) => {
+  const s = await startServer(t);
+  await configure(s, '');
+  const v0 = await pull(s, '');
+  const v1doc = edited(v0, (r) => {
+    find(r.metrics, 'visits').name = 'One';
+    r.metrics.push({ key: 'shares', name: 'Shares' });
+  });
+  const first = await s.call('PUT', '/admin/v1/config', { body: v1doc });
+  const v1 = await pull(s, '');
+
+  // A stored admin key is named by its id.
+  const { generateKey } = await import('../src/auth/api-keys');
+  const k = generateKey('admin');
+  const { rows } = await s.app.ctx.db.query(`INSERT INTO "${s.schema}".api_keys (id, prefix, secret_hash, kind, created) VALUES (gen_random_uuid(), $1, $2, 'admin', now()) RETURNING id`, [k.prefix, k.secretHash]);
+  const second = await s.call('PUT', '/admin/v1/config', { body: edited(v1, (r) => (find(r.metrics, 'visits').name = 'Two')), key: k.key });
+  t.equal(second.status, 200);
+
+  const history = await s.call('GET', '/admin/v1/config/history');
+  t.same(history.body, [
+    { version: second.body.version, at: '2026-03-10T12:00:00.000Z', keyId: rows[0].id, changes: 1 },
+    { version: first.body.version, at: '2026-03-10T12:00:00.000Z', keyId: 'env-admin', changes: 2 },
+  ]);
+  t.notMatch(JSON.stringify(history.body), k.key.split('.')[1]!, 'never the key');
+
+  const revert = await s.call('POST', '/admin/v1/config/revert', { body: { version: first.body.version } });
+  t.equal(revert.status, 200);
+  t.same(revert.body.updates, [{ kind: 'metrics', key: 'visits', changes: [{ field: 'name', before: 'Two', after: 'One' }] }]);
+  t.equal(revert.body.version, second.body.version + 1, 'a revert is a new version');
+  t.equal(text(await pull(s, '')), text(v1), "a pull gives that version's document again");
+
+  const back = await s.call('POST', '/admin/v1/config/revert', { body: { version: revert.body.version } });
+  t.same(back.body, { version: revert.body.version, creations: [], updates: [], deletions: [] }, 'reverting to the current version changes nothing');
+  t.equal((await s.call('POST', '/admin/v1/config/revert', { body: { version: 1 } })).status, 404, 'a version no document made');
+  t.equal((await s.call('GET', '/admin/v1/config/history')).body.length, 3);
+});

@@ -50,14 +50,14 @@ interface Apply {
  */
 async function run(ctx: Ctx, a: Apply): Promise<Reply> {
   const { resources, problems } = parseResources(a.body);
-  if (problems.length) return refused(problems);
   return maybeConfigTx(ctx, a.tenant, async (c) => {
     const version = await configVersion(c, a.tenant.id);
     if (a.expected !== undefined && a.expected !== version) {
       return { commit: false, value: reply(412, { error: `The configuration is at version ${version}, not ${a.expected}; pull it again` }) };
     }
     const before = await readResources(c, a.tenant.id);
-    const found = await applyResources({ ctx, c, scope: { tenant: a.tenant, parentId: null }, prune: a.prune }, before, resources);
+    // Invalid parts are left out of `resources`: the references of the rest are still checked, so every problem is named.
+    const found = await applyResources({ ctx, c, scope: { tenant: a.tenant, parentId: null }, prune: a.prune }, before, resources, problems);
     if (found.length) return { commit: false, value: refused(found) };
     const after = await readResources(c, a.tenant.id);
     const plan = diffResources(before, after, version);

@@ -107,10 +107,11 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * Write a document's resources over the tenant's (in the caller's config
  * transaction), through the Admin API's own writes. Each item is written in a
  * savepoint so every problem is found; the caller rolls back when there is any.
+ * `invalid`: the problems of the parts that did not validate (left out of `want`).
  */
-export async function applyResources(w: Omit<Writer, 'ids'>, before: Resources, want: Resources): Promise<ConfigProblem[]> {
-  const problems = danglingRefs(before, want, w.prune);
-  // With a dangling reference the writes would only repeat it as a lookup failure.
+export async function applyResources(w: Omit<Writer, 'ids'>, before: Resources, want: Resources, invalid: ConfigProblem[] = []): Promise<ConfigProblem[]> {
+  const problems = [...invalid, ...danglingRefs(before, want, w.prune)];
+  // Nothing is written for an invalid document (with a dangling reference the writes would only repeat it as a lookup failure).
   if (problems.length) return problems;
   const writer: Writer = { ...w, ids: new Ids(w.c, w.scope.tenant.id) };
   for (const k of KINDS) {
