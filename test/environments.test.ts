@@ -154,9 +154,15 @@ t.test('plan: each kind lists exactly the changed fields, and applies nothing', 
     for (const [, edit] of cases) edit(r);
   });
   const plan = (await s.call('POST', '/admin/v1/config/plan', { body: all })).body;
+  const secret = () => s.app.ctx.db.query(`SELECT secret FROM "${s.schema}".webhooks`).then((r) => r.rows[0].secret);
+  const before = await secret();
   const put = await s.call('PUT', '/admin/v1/config', { body: all });
   t.same(put.body, { ...plan, version: doc.version + 1 });
   t.equal(put.body.updates.length, cases.length);
+  t.equal(await secret(), before, 'the updated webhook keeps its secret');
+
+  const typo = await s.call('POST', '/admin/v1/config/plan', { body: edited(doc, (r) => (r.metrics[0].nmae = 'x')) });
+  t.same(typo.body.problems, [{ path: 'resources.metrics[0].nmae', message: 'unknown field' }], 'an unknown field is refused, not ignored');
 });
 
 t.test('a push keeps what config changes do: boards go active, achievements backdate, edited triggers are new versions', async (t) => {

@@ -42,7 +42,8 @@ export function parseResources(body: unknown): { resources: Resources; problems:
     if (!r.success) {
       for (const e of r.errors) {
         const path = `resources.${k.name}${e.path.replace(/^\$input/, '')}`;
-        problems.push({ path, message: e.value === undefined ? `required (${e.expected})` : `expected ${e.expected}` });
+        const message = e.expected === 'undefined' ? 'unknown field' : e.value === undefined ? `required (${e.expected})` : `expected ${e.expected}`;
+        problems.push({ path, message });
       }
       continue;
     }

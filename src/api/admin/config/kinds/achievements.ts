@@ -21,7 +21,7 @@ async function fields(w: Writer, a: ConfigAchievement): Promise<CreateAchievemen
 /** Achievements; a composite one names its prerequisites by key, which are written first. */
 export const achievementsKind: Kind<ConfigAchievement> = {
   name: 'achievements',
-  validate: typia.createValidate<ConfigAchievement[]>(),
+  validate: typia.createValidateEquals<ConfigAchievement[]>(),
   async read(c: PoolClient, tenantId, names) {
     const { rows } = await c.query<AchievementRow>(`SELECT ${ACHIEVEMENTS.cols} FROM achievements WHERE tenant_id = $1`, [tenantId]);
     const items = rows.map((r) =>

@@ -7,7 +7,7 @@ const identity = (a: ConfigAttribute) => `${a.type}:${a.key}`;
 
 export const attributesKind: Kind<ConfigAttribute> = {
   name: 'attributes',
-  validate: typia.createValidate<ConfigAttribute[]>(),
+  validate: typia.createValidateEquals<ConfigAttribute[]>(),
   async read(c, tenantId) {
     const { rows } = await c.query<ConfigAttribute>('SELECT key, name, type FROM attributes WHERE tenant_id = $1', [tenantId]);
     return byIdentity(rows.map((r) => ({ key: r.key, name: r.name, type: r.type })), identity);

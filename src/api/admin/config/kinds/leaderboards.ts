@@ -17,7 +17,7 @@ async function fields(w: Writer, b: ConfigLeaderboard): Promise<CreateBoard> {
 /** Leaderboards: asking for active gives active or scheduled by the start date, as the Admin API does. */
 export const leaderboardsKind: Kind<ConfigLeaderboard> = {
   name: 'leaderboards',
-  validate: typia.createValidate<ConfigLeaderboard[]>(),
+  validate: typia.createValidateEquals<ConfigLeaderboard[]>(),
   async read(c, tenantId, names) {
     const { rows } = await c.query<BoardRow>(`SELECT ${BOARDS.cols} FROM leaderboards WHERE tenant_id = $1`, [tenantId]);
     const items = rows.map((r) =>

@@ -5,7 +5,7 @@ import { byIdentity, Kind, outcome } from '../kind';
 
 export const metricsKind: Kind<ConfigMetric> = {
   name: 'metrics',
-  validate: typia.createValidate<ConfigMetric[]>(),
+  validate: typia.createValidateEquals<ConfigMetric[]>(),
   async read(c, tenantId) {
     const { rows } = await c.query<{ key: string; name: string; unit_type: 'number' | 'currency'; units: string }>(
       'SELECT key, name, unit_type, units FROM metrics WHERE tenant_id = $1',

@@ -103,7 +103,7 @@ async function sync<T>(
 /** Points systems with their levels, triggers and boosts. */
 export const pointsSystemsKind: Kind<ConfigPointsSystem> = {
   name: 'pointsSystems',
-  validate: typia.createValidate<ConfigPointsSystem[]>(),
+  validate: typia.createValidateEquals<ConfigPointsSystem[]>(),
   async read(c, tenantId, names) {
     const { rows } = await c.query<SystemRow>(`SELECT ${SYSTEMS.cols} FROM points_systems WHERE tenant_id = $1`, [tenantId]);
     const out: ConfigPointsSystem[] = [];

@@ -8,7 +8,7 @@ import { Kind, problem } from '../kind';
 export const retentionKind: Kind<RetentionSettings> = {
   name: 'retention',
   single: true,
-  validate: typia.createValidate<RetentionSettings>(),
+  validate: typia.createValidateEquals<RetentionSettings>(),
   read: async (c, tenantId) => [await retentionSettingsOf(c, tenantId)],
   normal: (s) => retentionFrom(s),
   identity: () => 'retention',

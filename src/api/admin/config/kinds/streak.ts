@@ -7,7 +7,7 @@ import { Kind, problem } from '../kind';
 export const streakKind: Kind<ConfigStreak> = {
   name: 'streak',
   single: true,
-  validate: typia.createValidate<ConfigStreak>(),
+  validate: typia.createValidateEquals<ConfigStreak>(),
   async read(c, tenantId, names) {
     const s = await streakSettingsOf(c, tenantId);
     // A deleted metric drops out of the conditions, as it does for events.

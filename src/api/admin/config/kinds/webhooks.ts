@@ -17,7 +17,7 @@ async function rowsOf(c: Parameters<Kind['read']>[0], tenantId: string) {
 /** Webhook endpoints, without their secrets: an updated one keeps its secret, a created one gets a new one. */
 export const webhooksKind: Kind<ConfigWebhook> = {
   name: 'webhooks',
-  validate: typia.createValidate<ConfigWebhook[]>(),
+  validate: typia.createValidateEquals<ConfigWebhook[]>(),
   async read(c, tenantId) {
     return byIdentity((await rowsOf(c, tenantId)).map((r) => r.item), (w) => w.url);
   },
