@@ -806,116 +806,50 @@ export interface ConfigAttributeFilter {
 }
 type ConfigFilters = (ConfigAttributeFilter[] & tags.MaxItems<20>) | null;
 
-export interface ConfigMetric {
-  key: Key;
-  name: Name;
-  unitType?: UnitType;
-  units?: string & tags.MaxLength<50>;
-}
+// Each is the Admin API's create type with its id fields swapped for key fields, so the names stay the same.
+export type ConfigMetric = CreateMetric;
 
-export interface ConfigAttribute {
-  key: Key;
-  name: Name;
-  type: 'user' | 'event';
-}
+export type ConfigAttribute = CreateAttribute;
 
-export interface ConfigTrigger {
-  type: TriggerType;
-  points: Int;
-  status?: 'active' | 'inactive';
-  blockIfOutOfPoints?: boolean;
-  userAttributes?: ConfigFilters;
+export type ConfigTrigger = Omit<CreateTrigger, 'metricId' | 'achievementId' | 'userAttributes' | 'eventAttributes'> & {
   metricKey?: Key;
-  metricThreshold?: Int & tags.Minimum<1>;
-  eventAttributes?: ConfigFilters;
   achievementKey?: Key;
-  streakLength?: Int & tags.Minimum<1>;
-  timeUnit?: 'hours' | 'days';
-  timeInterval?: Int & tags.Minimum<1>;
-}
+  userAttributes?: ConfigFilters;
+  eventAttributes?: ConfigFilters;
+};
 
-export interface ConfigLevel {
-  key: Key;
-  name: Name;
-  points: Int & tags.Minimum<0>;
-  description?: string & tags.MaxLength<1000>;
-  badge?: Badge;
-}
+export type ConfigLevel = CreateLevel;
 
 /** A boost for users by attributes (or everyone); boosts aimed at one user are user data, not configuration. */
-export interface ConfigBoost {
-  name: Name;
-  start: string;
-  end?: string | null;
-  multiplier: number;
-  rounding?: Rounding;
-  userAttributes?: ConfigFilters;
-}
+export type ConfigBoost = Omit<CreateBoost, 'userId' | 'userAttributes'> & { userAttributes?: ConfigFilters };
 
-export interface ConfigPointsSystem {
+export type ConfigPointsSystem = SystemFields & {
   key: Key;
-  name: Name;
-  description?: string & tags.MaxLength<1000>;
-  badge?: Badge;
-  maxPoints?: (Int & tags.Minimum<1>) | null;
   levels?: ConfigLevel[] & tags.MaxItems<100>;
   triggers?: ConfigTrigger[] & tags.MaxItems<100>;
   boosts?: ConfigBoost[] & tags.MaxItems<100>;
-}
+};
 
-export interface ConfigAchievement {
-  key: Key;
-  name: Name;
-  description?: (string & tags.MaxLength<1000>) | null;
-  badge?: Badge;
-  status?: 'active' | 'inactive';
-  trigger: AchievementTrigger;
+export type ConfigAchievement = Omit<CreateAchievement, 'metricId' | 'prerequisiteIds' | 'userAttributes' | 'eventAttributes'> & {
   metricKey?: Key;
-  metricValue?: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e15>;
-  streakLength?: Int & tags.Minimum<1>;
   prerequisiteKeys?: Key[] & tags.MinItems<1> & tags.MaxItems<50>;
   userAttributes?: ConfigFilters;
   eventAttributes?: ConfigFilters;
-}
+};
 
-export interface ConfigStreak {
-  enabled: boolean;
-  frequency: 'daily' | 'weekly' | 'monthly';
+export type ConfigStreak = Omit<StreakSettings, 'metrics'> & {
   metrics: { metricKey: Key; threshold: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e12> }[] & tags.MaxItems<20>;
-  mode?: 'all' | 'any';
-  weekStart?: WeekStart;
-  initialFreezes?: Int & tags.Minimum<0> & tags.Maximum<100>;
-  freezeAutoEarnInterval?: Int & tags.Minimum<0> & tags.Maximum<3650>;
-  freezeAutoEarnAmount?: Int & tags.Minimum<0> & tags.Maximum<100>;
-  maxFreezes?: Int & tags.Minimum<0> & tags.Maximum<100>;
-}
+};
 
-export interface ConfigLeaderboard {
-  key: Key;
-  name: Name;
-  description?: (string & tags.MaxLength<1000>) | null;
-  status?: BoardStatus;
-  rankBy: RankBy;
+export type ConfigLeaderboard = Omit<CreateBoard, 'metricId' | 'pointsSystemId' | 'breakdownAttributes'> & {
   metricKey?: Key;
   pointsSystemKey?: Key;
-  maxParticipants?: (Int & tags.Minimum<1> & tags.Maximum<1000>) | null;
-  start?: string;
-  end?: string | null;
-  startTime?: Time | null;
-  endTime?: Time | null;
   /** User attribute keys: one board per combination of their values. */
   breakdownAttributeKeys?: Key[] & tags.MaxItems<5>;
-  runUnit?: RunUnit | null;
-  runInterval?: (Int & tags.Minimum<1> & tags.Maximum<3650>) | null;
-}
+};
 
 /** A webhook endpoint without its secret (a created one gets a new secret: rotate it to read it). */
-export interface ConfigWebhook {
-  url: string & tags.MinLength<1> & tags.MaxLength<2048>;
-  eventTypes: WebhookEventType[] & tags.MinItems<1> & tags.MaxItems<50>;
-  description?: (string & tags.MaxLength<1000>) | null;
-  status?: WebhookStatus;
-}
+export type ConfigWebhook = WebhookFields;
 
 /** A tenant's whole configuration. Each kind is optional on input; a pull gives every kind. */
 export interface ConfigResources {
