@@ -10,6 +10,7 @@ import { Analytics } from './analytics.js';
 import { LiveBoard, LiveList } from './live.js';
 import { Link, navigate, usePath } from './router.js';
 import { UserPage, UserSearch } from './user.js';
+import { Environments } from './environments.js';
 
 const PAGES = [
   ['metrics', 'Metrics', C.Metrics],
@@ -22,6 +23,7 @@ const PAGES = [
   ['keys', 'Application keys', C.Keys],
   ['tenants', 'Tenants', C.Tenants],
   ['dead-letters', 'Dead letters', C.DeadLetters],
+  ['environments', 'Environments', Environments],
 ];
 
 function SignIn({ onSignIn }) {
