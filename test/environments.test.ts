@@ -265,6 +265,18 @@ t.test('refusals: 412 on a stale If-Match, 422 with paths; nothing applied eithe
   t.same(f.body.problems.map((p: any) => p.path), ['resources.leaderboards[0]']);
   t.match(f.body.problems[0].message, /not inactive/);
   t.equal((await s.call('PUT', '/admin/v1/config', { body: { resources: { gadgets: [] } } })).body.problems[0].path, 'resources.gadgets');
+
+  // A resource the Admin API refuses, and what refers to it: each named, no server error.
+  const cascade = await s.call('PUT', '/admin/v1/config', {
+    body: edited(now, (r) => {
+      r.attributes.push({ key: 'bad key', name: 'Bad', type: 'user' });
+      find(r.pointsSystems, 'coins').triggers[0].userAttributes = [{ attributeKey: 'bad key', attributeValue: 'x' }];
+      r.leaderboards.push({ key: 'by-bad', name: 'By bad', rankBy: 'metric', metricKey: 'visits', breakdownAttributeKeys: ['bad key'] });
+    }),
+  });
+  t.equal(cascade.status, 422);
+  t.same(cascade.body.problems.map((p: any) => p.path), ['resources.attributes[2]', 'resources.pointsSystems[0].triggers[0]', 'resources.leaderboards[1]']);
+  t.match(cascade.body.problems[0].message, /Key may contain only/);
   t.equal(JSON.stringify(await pull(s, '')), JSON.stringify(now), '422 applied nothing');
 });
 

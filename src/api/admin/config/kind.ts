@@ -61,13 +61,19 @@ export interface Writer {
   prune: boolean;
 }
 
+const NO_ID = '00000000-0000-0000-0000-000000000000';
+
 /** Ids of the tenant's resources by key, as of now in the transaction. */
 export class Ids {
   constructor(private readonly c: PoolClient, private readonly tenantId: string) {}
 
-  private async one(sql: string, ...params: unknown[]): Promise<string | undefined> {
+  /**
+   * References were checked before anything was written, so a key is missing only when its own write failed (a
+   * problem already reported): an id matching nothing then lets the Admin write say "not found" for this item too.
+   */
+  private async one(sql: string, ...params: unknown[]): Promise<string> {
     const { rows } = await this.c.query<{ id: string }>(sql, [this.tenantId, ...params]);
-    return rows[0]?.id;
+    return rows[0]?.id ?? NO_ID;
   }
 
   metric(key: string) {
@@ -83,10 +89,10 @@ export class Ids {
     return this.one('SELECT id FROM points_systems WHERE tenant_id = $1 AND key = $2', key);
   }
 
-  /** Filters by key as filters by id (references were checked before anything was written). */
+  /** Filters by key as filters by id. */
   async filters(type: 'user' | 'event', list: ConfigAttributeFilter[] | null | undefined): Promise<AttributeFilter[]> {
     const out: AttributeFilter[] = [];
-    for (const f of list ?? []) out.push({ attributeId: (await this.attribute(type, f.attributeKey))!, attributeValue: f.attributeValue });
+    for (const f of list ?? []) out.push({ attributeId: await this.attribute(type, f.attributeKey), attributeValue: f.attributeValue });
     return out;
   }
 }

@@ -2,12 +2,12 @@ import typia from 'typia';
 import type { PoolClient } from 'pg';
 import type { AttributeFilter, ConfigAchievement, CreateAchievement } from '../../../../wire/admin';
 import { ACHIEVEMENTS, AchievementRow, createAchievement, updateAchievement } from '../../writes/achievements';
-import { byIdentity, defined, filterRefs, filtersByKey, Kind, outcome, problem, Writer } from '../kind';
+import { byIdentity, defined, filterRefs, filtersByKey, Kind, outcome, Writer } from '../kind';
 
 /** The Admin API's fields for an achievement, with ids for keys. */
 async function fields(w: Writer, a: ConfigAchievement): Promise<CreateAchievement> {
   const prerequisiteIds: string[] = [];
-  for (const k of a.prerequisiteKeys ?? []) prerequisiteIds.push((await w.ids.achievement(k))!);
+  for (const k of a.prerequisiteKeys ?? []) prerequisiteIds.push(await w.ids.achievement(k));
   return {
     key: a.key, name: a.name, description: a.description, badge: a.badge, status: a.status, trigger: a.trigger,
     metricId: a.metricKey === undefined ? undefined : await w.ids.metric(a.metricKey),
@@ -59,9 +59,8 @@ export const achievementsKind: Kind<ConfigAchievement> = {
   ],
   create: async (w, a) => outcome(await createAchievement(w.ctx, w.c, w.scope, await fields(w, a))),
   async update(w, a) {
-    const id = await w.ids.achievement(a.key);
-    if (!id) return problem('Achievement not found');
     const { key: _key, ...f } = await fields(w, a);
+    const id = await w.ids.achievement(a.key);
     return outcome(await updateAchievement(w.ctx, w.c, w.scope, { ...f, id, description: a.description ?? null, badge: a.badge ?? null }));
   },
   async remove(w, a) {

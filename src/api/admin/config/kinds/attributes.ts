@@ -1,7 +1,7 @@
 import typia from 'typia';
 import type { ConfigAttribute } from '../../../../wire/admin';
 import { createAttribute, updateAttribute } from '../../writes/attributes';
-import { byIdentity, Kind, outcome, problem } from '../kind';
+import { byIdentity, Kind, outcome } from '../kind';
 
 const identity = (a: ConfigAttribute) => `${a.type}:${a.key}`;
 
@@ -16,10 +16,7 @@ export const attributesKind: Kind<ConfigAttribute> = {
   identity,
   refs: () => [],
   create: async (w, a) => outcome(await createAttribute(w.ctx, w.c, w.scope, a)),
-  async update(w, a) {
-    const id = await w.ids.attribute(a.type, a.key);
-    return id ? outcome(await updateAttribute(w.ctx, w.c, w.scope, { id, name: a.name })) : problem('Attribute not found');
-  },
+  update: async (w, a) => outcome(await updateAttribute(w.ctx, w.c, w.scope, { id: await w.ids.attribute(a.type, a.key), name: a.name })),
   async remove(w, a) {
     await w.c.query('DELETE FROM attributes WHERE tenant_id = $1 AND type = $2 AND key = $3', [w.scope.tenant.id, a.type, a.key]);
   },

@@ -5,7 +5,7 @@ import { byIdentity, defined, Kind, outcome, problem, Writer } from '../kind';
 
 async function fields(w: Writer, b: ConfigLeaderboard): Promise<CreateBoard> {
   const breakdownAttributes: string[] = [];
-  for (const k of b.breakdownAttributeKeys ?? []) breakdownAttributes.push((await w.ids.attribute('user', k))!);
+  for (const k of b.breakdownAttributeKeys ?? []) breakdownAttributes.push(await w.ids.attribute('user', k));
   const { metricKey, pointsSystemKey, breakdownAttributeKeys: _b, ...rest } = b;
   return {
     ...rest, breakdownAttributes,
@@ -47,10 +47,12 @@ export const leaderboardsKind: Kind<ConfigLeaderboard> = {
     ...(b.breakdownAttributeKeys ?? []).map((k, i) => ({ path: `.breakdownAttributeKeys[${i}]`, kind: 'attributes', identity: `user:${k}` })),
   ],
   create: async (w, b) => outcome(await createBoard(w.ctx, w.c, w.scope, await fields(w, b))),
-  async update(w, b) {
+  async update(w, b, before) {
     const row = await w.c.query<{ id: string }>('SELECT id FROM leaderboards WHERE tenant_id = $1 AND key = $2', [w.scope.tenant.id, b.key]);
     if (!row.rows[0]) return problem('Leaderboard not found');
-    return outcome(await updateBoard(w.ctx, w.c, w.scope, { ...(await fields(w, b)), id: row.rows[0].id }));
+    // A document without a start keeps the one chosen when it was created (today, then).
+    const fixed = { ...b, start: b.start ?? before.start };
+    return outcome(await updateBoard(w.ctx, w.c, w.scope, { ...(await fields(w, fixed)), id: row.rows[0].id }));
   },
   async remove(w, b) {
     await w.c.query('DELETE FROM leaderboards WHERE tenant_id = $1 AND key = $2', [w.scope.tenant.id, b.key]);

@@ -17,7 +17,7 @@ export const metricsKind: Kind<ConfigMetric> = {
   identity: (m) => m.key,
   refs: () => [],
   create: async (w, m) => outcome(await createMetric(w.ctx, w.c, w.scope, m)),
-  update: async (w, m) => outcome(await updateMetric(w.ctx, w.c, w.scope, { ...m, id: (await w.ids.metric(m.key))! })),
+  update: async (w, m) => outcome(await updateMetric(w.ctx, w.c, w.scope, { ...m, id: await w.ids.metric(m.key) })),
   async remove(w, m) {
     await w.c.query('DELETE FROM metrics WHERE tenant_id = $1 AND key = $2', [w.scope.tenant.id, m.key]);
   },

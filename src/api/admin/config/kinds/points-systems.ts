@@ -142,7 +142,7 @@ export const pointsSystemsKind: Kind<ConfigPointsSystem> = {
     return outcome(await createSystem(w.ctx, w.c, w.scope, { ...fields, levels: (s.levels ?? []).map(levelFields), triggers, boosts }));
   },
   async update(w, s, before) {
-    const systemId = (await w.ids.system(s.key))!;
+    const systemId = await w.ids.system(s.key);
     const problems: Problem[] = [];
     const own = (x: ConfigPointsSystem) => JSON.stringify([x.name, x.description, x.badge, x.maxPoints]);
     if (own(s) !== own(before)) {

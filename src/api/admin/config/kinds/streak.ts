@@ -23,7 +23,7 @@ export const streakKind: Kind<ConfigStreak> = {
   create: async () => problem('settings are never created'),
   async update(w, s) {
     const metrics: { metricId: string; threshold: number }[] = [];
-    for (const m of s.metrics) metrics.push({ metricId: (await w.ids.metric(m.metricKey))!, threshold: m.threshold });
+    for (const m of s.metrics) metrics.push({ metricId: await w.ids.metric(m.metricKey), threshold: m.threshold });
     const out = await saveStreakSettings(w.ctx, w.c, w.scope.tenant.id, { ...s, metrics });
     return out ? problem(out) : [];
   },
