@@ -8,7 +8,9 @@ import type { AttributeFilter, ConfigAttributeFilter } from '../../../wire/admin
  * One kind of resource in the configuration document (metrics, leaderboards…):
  * how it is read out of a tenant, compared and written back. The document
  * engine (./document.ts) knows nothing else about a kind, so a new kind is one
- * module added to ./registry.ts.
+ * module added to ./registry.ts. A kind holding secrets leaves them out of
+ * `read`, and its `update` keeps the stored secret when the document has none
+ * (as webhooks do).
  */
 export interface Kind<Item = any> {
   /** Its field under `resources`. */
