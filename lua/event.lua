@@ -38,7 +38,7 @@ end
 local patch = decode_once(ARGV[7])
 local effective = patch['tz']
 if effective == nil then effective = uget(user, 'tz') end -- false when unset
-if not effective or effective == '' then effective = 'UTC' end
+if not effective or effective == '' then effective = default_zone(cfg) end
 if effective ~= zone then return {'TZ', effective} end
 
 -- Evaluate everything first; write only if nothing blocks.

@@ -11,7 +11,7 @@
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 if not uget(user, 'c') then return {'NOTFOUND'} end
-local moved = zone_mismatch(user, ARGV[8])
+local moved = zone_mismatch(cfg, user, ARGV[8])
 if moved then return {'TZ', moved} end
 -- The user's last record before any this read appends (see the reply below).
 local before = uget(user, 'lc')

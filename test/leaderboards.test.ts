@@ -83,8 +83,11 @@ t.test('states: inactive, scheduled, active, finished', async (t) => {
   s.clock.set('2026-03-14T12:00:00Z');
   await s.app.scheduler.runOnce();
   t.equal((await s.call('GET', `/admin/v1/leaderboards/${later.id}`)).body.status, 'finished');
-  t.equal((await s.call('GET', '/v1/leaderboards/later')).status, 404, 'finished boards are not listed to users');
-  t.same((await s.call('GET', '/v1/leaderboards')).body.map((x: { key: string }) => x.key), []);
+  const last = await s.call('GET', '/v1/leaderboards/later');
+  t.equal(last.status, 200, 'a finished board stays readable by key');
+  t.equal(last.body.status, 'finished');
+  t.same(ranks(last), ['1:p:9', '2:k:5'], 'with its final rankings');
+  t.same((await s.call('GET', '/v1/leaderboards')).body.map((x: { key: string }) => x.key), [], 'finished boards are not listed to users');
   t.same((await s.call('GET', '/v1/leaderboards?includeFinished=true')).body.map((x: { key: string; status: string }) => `${x.key}:${x.status}`), ['later:finished']);
   t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12')), ['1:p:9', '2:k:5'], 'final rankings stay readable');
   t.same(ranks(await s.call('GET', '/v1/leaderboards/later?run=2026-03-12&offset=1')), ['2:k:5'], 'a final page starts at its offset');
@@ -152,4 +155,104 @@ t.test('breakdowns, points boards and streak boards', async (t) => {
   const again = await s.event('m', { user: { id: 's1' }, value: 1 });
   t.match(again.body.leaderboards.streaky, { rank: 1 });
   t.same(ranks(await s.call('GET', '/v1/leaderboards/streaky')), ['1:s1:2']);
+});
+
+t.test('a board created with its end date past reads as finished', async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  // The clock starts at 2026-03-10 12:00 UTC.
+  const past = await board(s, { key: 'past', name: 'Past', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', end: '2026-03-05', status: 'active' });
+  t.equal(past.status, 'finished', 'the creation answers the status it has');
+  t.same((await s.event('m', { user: { id: 'u' }, value: 1 })).body.leaderboards, {}, 'nobody joins it');
+  for (const when of ['before the scheduler ran', 'after']) {
+    t.equal((await s.call('GET', `/admin/v1/leaderboards/${past.id}`)).body.status, 'finished', `admin read, ${when}`);
+    t.match((await s.call('GET', '/admin/v1/leaderboards')).body, [{ key: 'past', status: 'finished' }]);
+    const read = await s.call('GET', '/v1/leaderboards/past');
+    t.equal(read.status, 200, when);
+    t.match(read.body, { key: 'past', status: 'finished', rankings: [] });
+    t.equal((await s.call('GET', '/v1/leaderboards/past?run=2026-03-03')).body.status, 'finished');
+    t.match((await s.call('GET', '/v1/users/u/leaderboards/past')).body, { status: 'finished', rank: null, value: null, history: [] });
+    t.same((await s.call('GET', '/v1/leaderboards')).body, []);
+    t.match((await s.call('GET', '/v1/leaderboards?includeFinished=true')).body, [{ key: 'past', status: 'finished' }]);
+    await s.app.scheduler.runOnce();
+  }
+  const { rows } = await s.app.ctx.db.query('SELECT finalized_run FROM leaderboards WHERE id = $1', [past.id]);
+  t.same(rows, [{ finalized_run: 0 }], 'a perpetual board has one run to finalize');
+});
+
+t.test('a repeating board that ends while running answers its last run', async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  const weekly = await board(s, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: m!.id, start: '2026-03-02', end: '2026-03-15', runUnit: 'day', runInterval: 7, status: 'active' });
+  s.clock.set('2026-03-04T12:00:00Z');
+  await s.event('m', { user: { id: 'a', tz: 'UTC' }, value: 5 });
+  await s.event('m', { user: { id: 'b', tz: 'UTC' }, value: 3 });
+  s.clock.set('2026-03-12T12:00:00Z');
+  await s.event('m', { user: { id: 'b' }, value: 7 });
+  await s.event('m', { user: { id: 'c', tz: 'UTC' }, value: 2 });
+  await s.app.scheduler.runOnce(); // finalizes the first week
+  t.equal((await s.call('GET', '/v1/leaderboards/wk')).body.status, 'active');
+
+  // The 15th is over everywhere at noon UTC on the 16th.
+  s.clock.set('2026-03-16T11:59:00Z');
+  t.equal((await s.call('GET', `/admin/v1/leaderboards/${weekly.id}`)).body.status, 'active', 'the last day still lasts somewhere');
+  s.clock.set('2026-03-16T12:00:00Z');
+  const check = async (when: string) => {
+    t.equal((await s.call('GET', `/admin/v1/leaderboards/${weekly.id}`)).body.status, 'finished', `admin, ${when}`);
+    const last = await s.call('GET', '/v1/leaderboards/wk');
+    t.equal(last.status, 200);
+    t.match(last.body, { status: 'finished', start: '2026-03-09', end: '2026-03-15' }, `the last run, ${when}`);
+    t.same(ranks(last), ['1:b:7', '2:c:2']);
+    const first = await s.call('GET', '/v1/leaderboards/wk?run=2026-03-03');
+    t.match(first.body, { status: 'finished', start: '2026-03-02', end: '2026-03-08' }, 'run= still picks an earlier run');
+    t.same(ranks(first), ['1:a:5', '2:b:3']);
+    t.match((await s.call('GET', '/v1/users/b/leaderboards/wk')).body, { status: 'finished', start: '2026-03-09', rank: 1, value: 7 });
+    t.match((await s.call('GET', '/v1/users/b/leaderboards/wk?run=2026-03-02')).body, { status: 'finished', rank: 2, value: 3 });
+    t.same((await s.call('GET', '/v1/leaderboards')).body, [], `not listed, ${when}`);
+    t.match((await s.call('GET', '/v1/leaderboards?includeFinished=true')).body, [{ key: 'wk', status: 'finished' }]);
+  };
+  await check('before the scheduler ran');
+  await s.app.scheduler.runOnce();
+  await check('once its last run is stored');
+  s.clock.set('2026-04-20T12:00:00Z');
+  await check('weeks later');
+});
+
+t.test("a daily time window opens on each participant's own clock", async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  await board(s, { key: 'office', name: 'Office hours', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', startTime: '09:00', endTime: '17:00', status: 'active' });
+  const tokyo = 'Asia/Tokyo';
+  const la = 'America/Los_Angeles';
+  const counted = async (id: string, tz: string) => (await s.event('m', { user: { id, tz }, value: 1 })).body.leaderboards.office !== undefined;
+  const local = (iso: string, zone: string) => s.clock.set(DateTime.fromISO(iso, { zone }).toMillis());
+
+  local('2026-03-11T09:00', tokyo); // 17:00 on the 10th in Los Angeles
+  t.equal(await counted('tk', tokyo), true, '09:00 in Tokyo: the window opens');
+  t.equal(await counted('la', la), false, '17:00 in Los Angeles: closed');
+  local('2026-03-11T16:59', tokyo);
+  t.equal(await counted('tk', tokyo), true, '16:59 in Tokyo');
+  t.equal(await counted('la', la), false, '00:59 in Los Angeles');
+  local('2026-03-11T17:00', tokyo);
+  t.equal(await counted('tk', tokyo), false, '17:00 in Tokyo: the end is not included');
+  local('2026-03-11T09:00', la); // 01:00 on the 12th in Tokyo
+  t.equal(await counted('la', la), true, '09:00 in Los Angeles: open there');
+  t.equal(await counted('tk', tokyo), false, '01:00 in Tokyo: closed there');
+  const rows = (await s.call('GET', '/v1/leaderboards/office')).body.rankings.map((x: { userId: string; value: number }) => `${x.userId}:${x.value}`);
+  t.same(rows, ['la:3', 'tk:2'], 'each ranked at the total its last event inside the window reached');
+});
+
+t.test('a repeating board finished through the Admin API keeps answering the run it ended in', async (t) => {
+  const s = await startServer(t);
+  const { m } = await s.metrics(['m']);
+  const daily = await board(s, { key: 'daily', name: 'Daily', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', runUnit: 'day', runInterval: 1, status: 'active' });
+  await s.event('m', { user: { id: 'a', tz: 'UTC' }, value: 4 });
+  const done = await s.call('PATCH', '/admin/v1/leaderboards', { body: [{ id: daily.id, status: 'finished' }] });
+  t.match(done.body.updated, [{ status: 'finished', end: '2026-03-10' }], 'finishing ends it today');
+  t.same((await s.event('m', { user: { id: 'a' }, value: 1 })).body.leaderboards, {}, 'nobody joins it any more');
+  s.clock.set('2026-03-14T12:00:00Z');
+  const last = await s.call('GET', '/v1/leaderboards/daily');
+  t.match(last.body, { status: 'finished', start: '2026-03-10', end: '2026-03-10' }, 'days later, the run it ended in');
+  t.same(ranks(last), ['1:a:4']);
+  t.match((await s.call('GET', '/v1/users/a/leaderboards/daily')).body, { status: 'finished', rank: 1, value: 4 });
 });

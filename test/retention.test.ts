@@ -10,7 +10,11 @@ const iso = (local: string, zone: string) => DateTime.fromISO(local, { zone }).t
 
 const EMAIL_TYPES = ['emails.achievement_due', 'emails.recap_due', 'emails.reactivation_due', 'emails.streak_reminder_due'];
 
-/** A server with metric `m`, a daily streak on it, the given retention settings and an endpoint for the email-due events. */
+/**
+ * A server with metric `m`, a daily streak on it, the given retention
+ * settings and an endpoint for the email-due events. Users without a zone are
+ * in UTC here unless the settings say otherwise (the times below are UTC's).
+ */
 async function setup(t: { teardown(fn: () => unknown): void }, retention: Record<string, unknown>, streak = true) {
   const s = await startServer(t);
   const m = await s.metrics(['m']);
@@ -18,7 +22,7 @@ async function setup(t: { teardown(fn: () => unknown): void }, retention: Record
     const r = await s.call('PUT', '/admin/v1/streak', { body: { enabled: true, frequency: 'daily', metrics: [{ metricId: m.m!.id, threshold: 1 }] } });
     if (r.status !== 200) throw new Error(JSON.stringify(r.body));
   }
-  const r = await s.call('PUT', '/admin/v1/retention', { body: retention });
+  const r = await s.call('PUT', '/admin/v1/retention', { body: { defaultTimeZone: 'UTC', ...retention } });
   if (r.status !== 200) throw new Error(JSON.stringify(r.body));
   // Nothing listens there: deliveries stay in the outbox, which is what these tests read.
   const w = await s.call('POST', '/admin/v1/webhooks', { body: [{ url: 'http://127.0.0.1:9/hook', eventTypes: EMAIL_TYPES }] });
@@ -77,7 +81,7 @@ t.test('control group: assigned once when first seen, kept when the ratio change
   for (let i = 0; i < 40; i++) first.set(`u${i}`, (await ev(s, `u${i}`)) && (await s.call('GET', `/v1/users/u${i}`)).body.control);
   const inControl = [...first.values()].filter(Boolean).length;
   t.ok(inControl > 5 && inControl < 35, `about half in control (${inControl} of 40)`);
-  await s.call('PUT', '/admin/v1/retention', { body: { controlRatio: 0, achievementEmails: { enabled: true }, reactivationEmails: { enabled: true, days: [1] } } });
+  await s.call('PUT', '/admin/v1/retention', { body: { defaultTimeZone: 'UTC', controlRatio: 0, achievementEmails: { enabled: true }, reactivationEmails: { enabled: true, days: [1] } } });
   for (const [id, control] of first) t.equal((await s.call('GET', `/v1/users/${id}`)).body.control, control, `${id} keeps its group`);
   t.equal((await s.call('GET', '/v1/users/new')).status, 404);
   await ev(s, 'new');

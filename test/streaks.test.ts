@@ -86,7 +86,8 @@ t.test('weekly (Monday and Sunday starts) and monthly', async (t) => {
 
   await s.call('PUT', '/admin/v1/streak', { body: { enabled: true, frequency: 'monthly', metrics: [{ metricId: m.id, threshold: 1 }] } });
   s.clock.set('2026-01-31T12:00:00Z');
-  t.match(await ev(s, 'mon'), { length: 1, frequency: 'monthly', periodStart: '2026-01-01', periodEnd: '2026-01-31', expires: '2026-02-28' });
+  // In UTC: the last event is at 00:30 UTC on the 1st (still February in the tenant's default zone).
+  t.match(await ev(s, 'mon', 1, 'm', 'UTC'), { length: 1, frequency: 'monthly', periodStart: '2026-01-01', periodEnd: '2026-01-31', expires: '2026-02-28' });
   s.clock.set('2026-02-28T12:00:00Z');
   t.match(await ev(s, 'mon'), { length: 2, periodStart: '2026-02-01', periodEnd: '2026-02-28' });
   s.clock.set('2026-03-01T00:30:00Z');

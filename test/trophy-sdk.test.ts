@@ -71,6 +71,15 @@ t.test('@trophyso/node drives a whole scenario against a running server', async 
   t.same((await trophy.streaks.list({ userIds: ['ada', 'bob'] })).map((s) => [s.userId, s.streakLength]), [['ada', 1], ['bob', 1]]);
   await trophy.admin.streaks.freezes.create({ freezes: [{ userId: 'ada' }] });
   t.equal((await trophy.users.streak('ada')).freezes, 1);
+  // Every SDK call that answers issues, about a user who does not exist: the
+  // SDK requires userId, level and reason in each (the spec: severity, message).
+  const noFreeze = await trophy.admin.streaks.freezes.create({ freezes: [{ userId: 'ghost' }] });
+  t.match(noFreeze.issues, [{ userId: 'ghost', level: 'error', reason: 'User not found', severity: 'error', message: 'User not found' }]);
+  t.equal(noFreeze.issues.length, 1);
+  const noRestore = await trophy.admin.streaks.restore({ users: [{ id: 'ghost' }] });
+  t.same(noRestore.restoredUsers, []);
+  t.match(noRestore.issues, [{ userId: 'ghost', level: 'error', reason: 'User not found', severity: 'error', message: 'User not found' }]);
+  t.equal(noRestore.issues.length, 1);
   const top = await trophy.streaks.rankings({ limit: 5, type: 'active' });
   t.same(top.map((r) => [r.userId, r.name, r.streakLength]), [['ada', 'Ada', 1], ['bob', 'Bob', 1]], 'equal streaks rank by user id');
   t.same((await trophy.streaks.rankings({ limit: 1, type: 'longest' })).map((r) => r.userId), ['ada']);

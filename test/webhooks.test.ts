@@ -317,7 +317,8 @@ t.test('streaks: started, extended, freezes consumed and earned, lost', async (t
   await endpoint(s, rx.url, ALL.filter((x) => x.startsWith('streak.')));
   const day = async (date: string) => {
     s.clock.set(`${date}T12:00:00Z`);
-    t.equal((await s.event('m', { user: { id: 'u' }, value: 1 })).status, 201);
+    // In UTC, whose midnight the sweep below is timed by.
+    t.equal((await s.event('m', { user: { id: 'u', tz: 'UTC' }, value: 1 })).status, 201);
     await deliver(s);
     const out = rx.got.splice(0).map((r) => r.json);
     return Object.fromEntries(out.map((j) => [j.type, j]));

@@ -240,11 +240,17 @@ local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
   return created, changed
 end
 
--- The zone a user's dates are computed in (stored tz, else UTC), when it is
--- not the one the caller assumed; nil when the caller was right.
-local function zone_mismatch(user_key, zone)
+-- The zone of a user who never sent one: the tenant's default ('dz' in the
+-- config; UTC in a config compiled before tenants had one, as they all kept).
+local function default_zone(cfg_key)
+  return redis.call('HGET', cfg_key, 'dz') or 'UTC'
+end
+
+-- The zone a user's dates are computed in (stored tz, else the tenant's
+-- default), when it is not the one the caller assumed; nil when it was.
+local function zone_mismatch(cfg_key, user_key, zone)
   local z = uget(user_key, 'tz')
-  if not z or z == '' then z = 'UTC' end
+  if not z or z == '' then z = default_zone(cfg_key) end
   if z ~= zone then return z end
   return nil
 end

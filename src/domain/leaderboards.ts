@@ -133,6 +133,30 @@ export function runFinalAt(end: string): number {
   return Date.parse(`${end}T00:00:00Z`) + 36 * 3_600_000;
 }
 
+/**
+ * A board's status at `now`. A board past its end is finished from the
+ * moment its last run is final (when the scheduler records it too), so a
+ * read never shows it running while the scheduler has yet to get there.
+ */
+export function statusAt(b: { status: BoardStatus; end: string | null }, now: number): BoardStatus {
+  return (b.status === 'active' || b.status === 'scheduled') && b.end !== null && now >= runFinalAt(b.end) ? 'finished' : b.status;
+}
+
+/** The board as it stands at `now` (see statusAt): the same object while its status holds. */
+export function boardAt(b: LeaderboardConfig, now: number): LeaderboardConfig {
+  const status = statusAt(b, now);
+  return status === b.status ? b : { ...b, status };
+}
+
+/**
+ * The local date whose run a read means when it names none: today, or for a
+ * finished board its end date once today is past it (its last run).
+ */
+export function readDate(b: Pick<LeaderboardConfig, 'status' | 'start' | 'end'>, today: string): string {
+  if (b.status === 'finished' && b.end !== null && today > b.end) return b.end;
+  return today < b.start ? b.start : today;
+}
+
 /** A scheduled board opens when its start date begins anywhere (UTC+14 is first). */
 export function opensAt(start: string): number {
   return Date.parse(`${start}T00:00:00Z`) - 14 * 3_600_000;

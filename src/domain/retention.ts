@@ -2,7 +2,7 @@ import { CONTROL_FIELD, LAST_ACTIVE_FIELD, STREAK_PREF_FIELD, prefField } from '
 import type { NotificationChannel, NotificationPreferences } from '../wire/app';
 import type { RetentionSettings, RetentionSettingsResponse } from '../wire/admin';
 import { FREQ_CODE, periodDates, periodIndexes, StreakConfig, weekOffset } from './streaks';
-import { dateFromDay, dayNumber, localHour, localDate, recapPeriod, zonedMs } from './time';
+import { dateFromDay, dayNumber, DEFAULT_TIME_ZONE, localHour, localDate, recapPeriod, zonedMs } from './time';
 
 /**
  * The retention layer's rules: who is in the control group, which channels a
@@ -15,6 +15,7 @@ export type NotificationType = keyof Required<NotificationPreferences>;
 export const NOTIFICATION_TYPES: NotificationType[] = ['achievement_completed', 'recap', 'reactivation', 'streak_reminder'];
 
 export const RETENTION_DEFAULTS: RetentionConfig = {
+  defaultTimeZone: DEFAULT_TIME_ZONE,
   controlRatio: 0,
   streakCustomization: false,
   notificationDefaults: { achievement_completed: ['email'], recap: ['email'], reactivation: ['email'], streak_reminder: ['email'] },
@@ -29,6 +30,7 @@ export const RETENTION_DEFAULTS: RetentionConfig = {
 export function retentionFrom(b: RetentionSettings): RetentionConfig {
   const d = RETENTION_DEFAULTS;
   return {
+    defaultTimeZone: b.defaultTimeZone ?? d.defaultTimeZone,
     controlRatio: b.controlRatio ?? d.controlRatio,
     streakCustomization: b.streakCustomization ?? d.streakCustomization,
     notificationDefaults: { ...d.notificationDefaults, ...b.notificationDefaults },
@@ -144,5 +146,5 @@ export function eventDueArg(ver: string, cfg: RetentionConfig | null, sk: Streak
 /** Deterministic hash signature of the settings that decide who is scheduled (a change refills the due set). */
 export function retentionSignature(cfg: RetentionConfig | null, sk: StreakConfig | null): string {
   if (!cfg || !schedules(cfg, sk)) return '';
-  return JSON.stringify([cfg.recapEmails, cfg.reactivationEmails, cfg.streakReminderEmails, sk?.frequency, sk?.weekStart]);
+  return JSON.stringify([cfg.recapEmails, cfg.reactivationEmails, cfg.streakReminderEmails, sk?.frequency, sk?.weekStart, cfg.defaultTimeZone]);
 }

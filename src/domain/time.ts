@@ -19,6 +19,14 @@ function formatter(zone: string): Intl.DateTimeFormat | null {
   return f;
 }
 
+/** The zone of users who never sent one, for a tenant that chose none (Trophy's: Eastern Time). */
+export const DEFAULT_TIME_ZONE = 'America/New_York';
+/** A tenant's default where none is recorded: configs compiled before there was one, all from tenants kept on UTC. */
+export const LEGACY_TIME_ZONE = 'UTC';
+
+/** A user's zone: their own when known (sent now or earlier), else the tenant's default. */
+export const zoneOr = (own: string | null | undefined, tenantDefault: string): string => own || tenantDefault;
+
 const ZONE_SHAPE = /^(UTC|[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){1,2})$/;
 
 /** The canonical spelling of an IANA zone name, or null when it is not one. */

@@ -5,11 +5,12 @@
  * 20-points.lua, 30-achievements.lua own their fields), and the flusher keeps
  * them in Postgres, so a rename is a data migration.
  */
+import { zoneOr } from './time';
 
 /** Profile fields, as Trophy's user object has them. */
 export const EMAIL_FIELD = 'e';
 export const NAME_FIELD = 'n';
-/** IANA zone; absent or '' when unknown (then UTC). */
+/** IANA zone; absent or '' when unknown (then the tenant's default zone). */
 export const ZONE_FIELD = 'tz';
 export const DEVICE_TOKENS_FIELD = 'dt';
 export const SUBSCRIBED_FIELD = 'se';
@@ -47,8 +48,8 @@ export const prefField = (type: string) => `np:${type}`;
  */
 export const LAST_CHANGE_FIELD = 'lc';
 
-/** The user's zone, UTC when unknown. */
-export const zoneIn = (fields: Map<string, string>) => fields.get(ZONE_FIELD) || 'UTC';
+/** The user's zone, the tenant's default (TenantConfig.defaultZone) when unknown. */
+export const zoneIn = (fields: Map<string, string>, tenantDefault: string) => zoneOr(fields.get(ZONE_FIELD), tenantDefault);
 
 /** A user's attributes from their hash fields. */
 export function attributesIn(fields: Iterable<[string, string]>): Record<string, string> {

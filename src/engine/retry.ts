@@ -1,4 +1,5 @@
 import { HttpError, unavailable } from '../errors';
+import { zoneOr } from '../domain/time';
 
 /** Where the last zone seen of each user is remembered (`tenantSlot:userId` → zone). */
 export interface ZoneMemory {
@@ -11,9 +12,12 @@ export const ZONE_TTL_MS = 3_600_000;
 /** Where a user's last seen zone is remembered. */
 export const zoneKey = (tenantSlot: number, userId: string) => `${tenantSlot}:${userId}`;
 
-/** The zone to compute a user's dates in first: the one sent (null clears it: UTC), else the last one seen, else UTC. */
-export function firstZone(zones: ZoneMemory, key: string, sent: string | null | undefined): string {
-  return sent === undefined ? (zones.get(key) ?? 'UTC') : (sent ?? 'UTC');
+/**
+ * The zone to compute a user's dates in first: the one sent (null clears it:
+ * the tenant's default), else the last one seen, else the tenant's default.
+ */
+export function firstZone(zones: ZoneMemory, key: string, sent: string | null | undefined, tenantDefault: string): string {
+  return sent === undefined ? (zones.get(key) ?? tenantDefault) : zoneOr(sent, tenantDefault);
 }
 
 /**

@@ -2,7 +2,7 @@ import { boardReadCall } from '../engine';
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
-import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue } from '../domain/leaderboards';
+import { boardAt, boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue } from '../domain/leaderboards';
 import type { Ranking } from '../webhooks/payloads';
 
 /** What a leaderboard subscription watches: the current run's top, and optionally the places around one user. */
@@ -49,7 +49,9 @@ export async function readBoardView(ctx: Ctx, t: Tenant, cfg: TenantConfig, b: L
     spec.around ? aroundUser(ctx, t, b, run, spec.around) : Promise.resolve(undefined),
   ]);
   const dates = runDates(b, run);
-  const leaderboard = { ...boardJson(b, boardNames(cfg, b)), ...(b.runUnit ? { start: dates.start, end: dates.end } : {}), status: b.status, rankings };
+  // Its status as the REST reads show it (finished once past its end, before the scheduler records it).
+  const shown = boardAt(b, ctx.clock.now());
+  const leaderboard = { ...boardJson(shown, boardNames(cfg, b)), ...(b.runUnit ? { start: dates.start, end: dates.end } : {}), status: shown.status, rankings };
   return around ? { leaderboard, around } : { leaderboard };
 }
 

@@ -101,7 +101,7 @@ async function visit(
   const out: Visit = { events: [], next: null };
   // Erased, or in the control group: nothing, ever (an event puts a user back only outside the control group).
   if (!fields.has('c') || inControl(fields)) return out;
-  const zone = zoneIn(fields);
+  const zone = zoneIn(fields, cfg.defaultZone);
   const today = localDate(now, zone);
   const lastActive = fields.get(LAST_ACTIVE_FIELD);
   const later = (ms: number) => {

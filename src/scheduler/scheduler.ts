@@ -1,7 +1,7 @@
 import { userJobCall, STALE, withConfig } from '../engine';
 import { randomUUID } from 'node:crypto';
 import { Ctx } from '../context';
-import { localDate } from '../domain/time';
+import { localDate, zoneOr } from '../domain/time';
 import { REVIEW, timeSignature, userBoostsArg } from '../domain/points';
 import { achievementSignature } from '../domain/achievements';
 import type { TenantKeys } from '../redis/keys';
@@ -150,8 +150,8 @@ export class Scheduler {
         if (now >= opensAt(b.start)) moves.push([b.id, 'active']);
         continue;
       }
-      // Finalize ended runs, in order (a bounded number per pass).
-      for (let r = b.finalized_run + 1, n = 0; n < 100; r++, n++) {
+      // Finalize ended runs, in order (a bounded number per pass); a perpetual board has one run.
+      for (let r = b.finalized_run + 1, n = 0; n < 100 && (b.run_unit !== null || r === 0); r++, n++) {
         const dates = runDates(shape, r);
         const last = b.end !== null && (dates.end === null || dates.end > b.end) ? b.end : dates.end;
         if (last === null || now < runFinalAt(last) || (b.end !== null && dates.start > b.end)) break;
@@ -205,11 +205,12 @@ export class Scheduler {
    */
   private async userScript(t: Tenant, id: string, now: number, script: 'user_review' | 'time_grant', program: string | null): Promise<void> {
     const { ctx } = this;
-    const tz = (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), ZONE_FIELD)) || 'UTC';
+    const own = await ctx.redis.hget(ctx.keys.tenant(t.slot).user(id), ZONE_FIELD);
     const tk = ctx.keys.tenant(t.slot);
     await withConfig(ctx.configs, t, async (cfg) => {
+      const date = localDate(now, zoneOr(own, cfg.defaultZone));
       const r = await userJobCall(ctx.engine, tk, script, {
-        ver: cfg.ver, now, userId: id, program: cfg.program(program), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date: localDate(now, tz), opId: randomUUID(),
+        ver: cfg.ver, now, userId: id, program: cfg.program(program), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date, opId: randomUUID(),
       });
       return r.code === 'STALE' ? STALE : undefined;
     });

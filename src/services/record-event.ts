@@ -40,10 +40,10 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
   const tk = ctx.keys.tenant(tenant.slot);
   const zones = zoneKey(tenant.slot, userId);
   const now = ctx.clock.now();
-  // The zone the event is counted in: the one sent, else the user's last known one.
-  const guess = firstZone(ctx.zones, zones, bodyZone);
 
   return withConfig(ctx.configs, tenant, async (cfg) => {
+    // The zone the event is counted in: the one sent, else the user's last known one, else the tenant's default.
+    const guess = firstZone(ctx.zones, zones, bodyZone, cfg.defaultZone);
     const metric = cfg.metricsByKey.get(metricKey);
     if (!metric) throw notFound(`Metric "${metricKey}" not found`);
     checkUserAttributes(cfg, body.user);

@@ -35,7 +35,7 @@ export async function streakCall(
   return withConfig(ctx.configs, tenant, async (cfg) => {
     if (!cfg.streak?.enabled) return { kind: 'DISABLED' as const };
     let date = '';
-    const settled = await inUserZone(ctx.zones, zones, firstZone(ctx.zones, zones, undefined), (zone) => {
+    const settled = await inUserZone(ctx.zones, zones, firstZone(ctx.zones, zones, undefined, cfg.defaultZone), (zone) => {
       const now = ctx.clock.now();
       date = localDate(now, zone);
       return engineStreakCall(ctx.engine, tk, script, {

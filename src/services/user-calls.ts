@@ -3,7 +3,7 @@ import { Ctx, identify } from '../context';
 import { Principal, requireUser } from '../auth/auth';
 import { notFound, unprocessable } from '../errors';
 import type { Request } from '../http/server';
-import { localDate } from '../domain/time';
+import { localDate, zoneOr } from '../domain/time';
 import { userBoostsArg } from '../domain/points';
 import { firstZone, userReadCall, userUpsertCall, STALE, withConfig, ZONE_TTL_MS, zoneKey } from '../engine';
 import type { Tenant } from '../store/tenants';
@@ -29,14 +29,14 @@ export async function writeFields(
     checkInput(cfg);
     const now = ctx.clock.now();
     // Boost dates use the zone sent, else the last one seen (exact for new users, who have no other).
-    const date = localDate(now, firstZone(ctx.zones, zoneKey(tenant.slot, id), zone));
+    const date = localDate(now, firstZone(ctx.zones, zoneKey(tenant.slot, id), zone, cfg.defaultZone));
     const r = await userUpsertCall(ctx.engine, tk, {
       ver: cfg.ver, now, mode, userId: id, patch, program: cfg.program(null), userBoosts: userBoostsArg(cfg.userBoosts.get(id)), date, opId: randomUUID(),
     });
     if (r.code === 'STALE') return STALE;
     if (r.code === 'NOTFOUND') throw notFound(`User "${id}" not found`);
     if (r.code === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
-    if (zone !== undefined) ctx.zones.set(zoneKey(tenant.slot, id), zone ?? 'UTC', ZONE_TTL_MS);
+    if (zone !== undefined) ctx.zones.set(zoneKey(tenant.slot, id), zoneOr(zone, cfg.defaultZone), ZONE_TTL_MS);
     return r.fields;
   });
 }

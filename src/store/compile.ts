@@ -4,7 +4,8 @@ import { buildProgram, BoostConfig, Filter, LevelConfig, PointsSystemConfig, Tri
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
 import type { LeaderboardConfig } from '../domain/leaderboards';
-import { RetentionConfig, retentionFrom } from '../domain/retention';
+import { RETENTION_DEFAULTS, RetentionConfig, retentionFrom } from '../domain/retention';
+import { LEGACY_TIME_ZONE } from '../domain/time';
 
 /**
  * The compiled form of a tenant's configuration: hash fields written to Redis
@@ -94,10 +95,14 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
     };
     entries.push(['streak', JSON.stringify(cfg)]);
   }
-  if (retention) {
-    entries.push(['ret', JSON.stringify(retentionFrom(retention.settings))]);
+  // Stored settings may predate fields (a migrated row names only its zone): read through the defaults.
+  const ret = retention ? retentionFrom(retention.settings) : null;
+  // Read by the scripts for users without a zone (see zoneOr).
+  entries.push(['dz', (ret ?? RETENTION_DEFAULTS).defaultTimeZone]);
+  if (ret) {
+    entries.push(['ret', JSON.stringify(ret)]);
     // Read by the scripts when they create a user (control group).
-    entries.push(['cr', String(retention.settings.controlRatio)]);
+    entries.push(['cr', String(ret.controlRatio)]);
   }
   for (const a of achievements) {
     const ach: AchievementConfig = {
@@ -127,6 +132,7 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
     userBoosts: new Map(),
     streak: h.streak ? (JSON.parse(h.streak) as StreakConfig) : null,
     retention: h.ret ? (JSON.parse(h.ret) as RetentionConfig) : null,
+    defaultZone: h.dz || LEGACY_TIME_ZONE,
     boardsByKey: new Map(),
     boardsBySlot: new Map(),
     achievementsByKey: new Map(),

@@ -8,7 +8,7 @@ export const DEFAULT_TENANT_ID = '00000000-0000-0000-0000-000000000000';
  * Ordered schema changes. Each runs once, all inside one transaction under an
  * advisory lock, so concurrent starts of several processes are safe.
  */
-const MIGRATIONS: string[] = [
+export const MIGRATIONS: string[] = [
   `
   CREATE TABLE tenants (
     id uuid PRIMARY KEY,
@@ -583,6 +583,17 @@ const MIGRATIONS: string[] = [
   -- The key that seals stored credentials when SECRETS_KEY is unset
   -- (store/secrets.ts): generated once, shared by every process.
   CREATE TABLE secret_key (id integer PRIMARY KEY CHECK (id = 1), key bytea NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+  `,
+  `
+  -- Users who never sent a zone are in their tenant's default zone
+  -- (retention settings' defaultTimeZone; America/New_York unless set, as in
+  -- Trophy). Tenants from before keep the UTC they had. Only an upgrade has
+  -- migrations applied by an earlier run: a database created by this run
+  -- holds just its default tenant, new, which takes the new default.
+  INSERT INTO retention_settings (tenant_id, settings, updated)
+    SELECT id, '{"defaultTimeZone": "UTC"}', now() FROM tenants WHERE (SELECT min(applied_at) FROM laurel_migrations) < now()
+    ON CONFLICT (tenant_id) DO UPDATE SET settings = retention_settings.settings || '{"defaultTimeZone": "UTC"}'::jsonb;
+  UPDATE tenants SET config_version = config_version + 1 WHERE (SELECT min(applied_at) FROM laurel_migrations) < now();
   `,
   `
   -- Config versions made by applying a configuration document (PUT /admin/v1/config,

@@ -42,6 +42,12 @@ export interface TenantConfig {
   streak: StreakConfig | null;
   /** Null until retention settings are saved (the defaults apply). */
   retention: RetentionConfig | null;
+  /**
+   * The zone of users who never sent one (retention settings'
+   * defaultTimeZone): every place that needs a user's zone asks zoneOr /
+   * zoneIn with it, and the scripts read the same from the hash ('dz').
+   */
+  defaultZone: string;
   achievementsByKey: Map<string, AchievementConfig>;
   achievementsById: Map<string, AchievementConfig>;
   /** Boosts aimed at one user, by user id. */

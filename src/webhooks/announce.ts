@@ -8,6 +8,7 @@ import type { WebhookEvent } from './events';
 import { enqueue, subscribedTypes } from './outbox';
 import { boardPayload, liveRankings, TOP_RANKINGS, withNames } from './payloads';
 import { ZONE_FIELD } from '../domain/user-hash';
+import { zoneOr } from '../domain/time';
 
 /**
  * Events no change record carries: they happen because time passes. The
@@ -128,8 +129,9 @@ export async function announceBoosts(ctx: Ctx, t: Tenant, now: number): Promise<
   );
   if (rows.length === 0) return;
   const wanted = await subscribedTypes(ctx.db, t.id);
+  const { defaultZone } = await ctx.configs.get(t);
   for (const b of rows) {
-    const zone = b.user_id ? (await ctx.redis.hget(ctx.keys.tenant(t.slot).user(b.user_id), ZONE_FIELD)) || 'UTC' : null;
+    const zone = b.user_id ? zoneOr(await ctx.redis.hget(ctx.keys.tenant(t.slot).user(b.user_id), ZONE_FIELD), defaultZone) : null;
     const midnight = (date: string) => DateTime.fromISO(date, { zone: zone ?? 'UTC' }).toMillis();
     const startAt = zone ? midnight(b.start) : opensAt(b.start);
     const endAt = b.end === null ? null : zone ? midnight(b.end) + 86_400_000 : runFinalAt(b.end);

@@ -149,7 +149,7 @@ export class WebhookDeriver implements BatchHook {
           for (const d of r.completions) {
             const a = cfg.achievementsById.get(d.i);
             if (!a) continue;
-            const due = achievementDueAt(at, zoneIn(fields));
+            const due = achievementDueAt(at, zoneIn(fields, cfg.defaultZone));
             user ??= userPayload(uid, new Map(fields), at);
             out.push({
               id: derivedId('webhook', 'emails.achievement_due', uid, a.id),

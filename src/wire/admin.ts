@@ -300,13 +300,16 @@ export interface AdminAchievement {
 export type BoardStatus = 'inactive' | 'scheduled' | 'active' | 'finished';
 export type RankBy = 'metric' | 'points' | 'streak';
 export type RunUnit = 'day' | 'month' | 'year';
-/** HH:MM, UTC. */
+/**
+ * HH:MM on each participant's own clock, not UTC: the user's `tz`, else the
+ * tenant's default zone (retention settings' defaultTimeZone).
+ */
 type Time = string & tags.Pattern<'^([01][0-9]|2[0-3]):[0-5][0-9]$'>;
 
 export interface BoardFields {
   name: Name;
   description?: (string & tags.MaxLength<1000>) | null;
-  /** Asking for active (or scheduled) gives whichever the start date allows; finished ends it now. */
+  /** Asking for active (or scheduled) gives whichever the start date allows; finished ends it now (end becomes today, UTC, unless earlier). */
   status?: BoardStatus;
   rankBy: RankBy;
   metricId?: Uuid;
@@ -316,6 +319,12 @@ export interface BoardFields {
   start?: string;
   /** Last day, YYYY-MM-DD (null: no end). */
   end?: string | null;
+  /**
+   * Daily time window: an event counts only from startTime (included) to
+   * endTime (excluded), in the local time of the user it is for, so a window
+   * of 09:00 to 17:00 opens at 09:00 in Tokyo and again at 09:00 in New York.
+   * Either end may be left open.
+   */
   startTime?: Time | null;
   endTime?: Time | null;
   /** User attribute ids: one board per combination of their values. */
@@ -376,8 +385,19 @@ export interface FreezesBody {
   freezes: { userId: UserId }[];
 }
 
+/**
+ * An issue about one user of a streak freeze or restore: the spec's fields,
+ * and the same again as `@trophyso/node` reads them (`userId`, `level`,
+ * `reason`, all required there), so that both kinds of client can parse it.
+ */
+export interface UserIssue extends AdminIssue {
+  userId: string;
+  level: AdminIssue['severity'];
+  reason: string;
+}
+
 export interface FreezesResponse {
-  issues: AdminIssue[];
+  issues: UserIssue[];
 }
 
 export interface PausesBody {
@@ -400,7 +420,7 @@ export interface RestoreBody {
 
 export interface RestoreResponse {
   restoredUsers: string[];
-  issues: AdminIssue[];
+  issues: UserIssue[];
 }
 
 // ---- tenants and keys ----
@@ -755,6 +775,13 @@ export interface BatchRejection {
 
 /** Laurel's retention settings (Trophy sets these in its dashboard). Every field optional on PUT: omitted ones keep their defaults. */
 export interface RetentionSettings {
+  /**
+   * IANA zone of users who never sent a `tz` (America/New_York unless set;
+   * tenants from before Laurel had it keep UTC): their email-due times,
+   * streak periods and leaderboard dates and time windows. A user's own
+   * zone, sent now or before, always wins.
+   */
+  defaultTimeZone?: string & tags.MinLength<1> & tags.MaxLength<64>;
   /** Share of new users put in the control group (0 to 1), decided once per user when first seen. */
   controlRatio?: number & tags.Minimum<0> & tags.Maximum<1>;
   /** Whether users may set their own streak rule (PATCH /v1/users/{id}/preferences with `streak`). */
@@ -780,6 +807,7 @@ export interface RetentionSettings {
 
 /** The settings in force, every field filled in. */
 export interface RetentionSettingsResponse {
+  defaultTimeZone: string;
   controlRatio: number;
   streakCustomization: boolean;
   notificationDefaults: Required<NotificationPreferences>;

@@ -4,12 +4,12 @@ import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
 import { invalid, unprocessable } from '../../errors';
 import { reply, Route } from '../../http/server';
-import { dayNumber, localDate } from '../../domain/time';
+import { dayNumber, localDate, zoneOr } from '../../domain/time';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, MAX_BATCH } from './batch';
 import { configTx } from '../../store/config-tx';
 import { streakCall } from '../../services/streak-calls';
-import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings } from '../../wire/admin';
+import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings, UserIssue } from '../../wire/admin';
 import { ZONE_FIELD } from '../../domain/user-hash';
 import { saveStreakSettings, streakSettingsOf } from './writes/streaks';
 
@@ -64,12 +64,12 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const { freezes } = check(validateFreezes, jsonBody(req));
-        const issues: AdminIssue[] = [];
+        const issues: UserIssue[] = [];
         let granted = 0;
         for (const [index, f] of atMost(freezes).entries()) {
           const r = await streakCall(ctx, tenant, f.userId, 'streak_admin', 'freeze');
           if (r.kind === 'OK') granted++;
-          else issues.push({ index, userId: f.userId, severity: 'error', message: problem(r.kind) });
+          else issues.push(userIssue(index, f.userId, problem(r.kind)));
         }
         return reply(granted ? 201 : 200, { issues });
       },
@@ -89,7 +89,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
           const end = dayNumber(p.end);
           if (start === null || end === null) { issue('start and end must be dates (YYYY-MM-DD)'); continue; }
           if (end < start) { issue('end must not be before start'); continue; }
-          const tz = (await ctx.redis.hget(ctx.keys.tenant(tenant.slot).user(p.userId), ZONE_FIELD)) || 'UTC';
+          const tz = zoneOr(await ctx.redis.hget(ctx.keys.tenant(tenant.slot).user(p.userId), ZONE_FIELD), (await ctx.configs.get(tenant)).defaultZone);
           if (start < dayNumber(localDate(ctx.clock.now(), tz))!) { issue(`start is before today in the user's zone (${tz})`); continue; }
           const id = randomUUID();
           await ctx.db.query('INSERT INTO streak_pauses (id, tenant_id, user_id, start_date, end_date, created) VALUES ($1, $2, $3, $4, $5, $6)', [
@@ -133,16 +133,21 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { users } = check(validateRestore, jsonBody(req));
         const restoredUsers: string[] = [];
-        const issues: AdminIssue[] = [];
+        const issues: UserIssue[] = [];
         for (const [index, u] of atMost(users).entries()) {
           const r = await streakCall(ctx, tenant, u.id, 'streak_admin', 'restore');
           if (r.kind === 'OK') restoredUsers.push(u.id);
-          else issues.push({ index, userId: u.id, severity: 'error', message: problem(r.kind) });
+          else issues.push(userIssue(index, u.id, problem(r.kind)));
         }
         return reply(restoredUsers.length ? 201 : 200, { restoredUsers, issues });
       },
     },
   ];
+}
+
+/** An error about one user, in the spec's fields and the SDK's (see UserIssue). */
+function userIssue(index: number, userId: string, message: string): UserIssue {
+  return { index, userId, severity: 'error', message, level: 'error', reason: message };
 }
 
 function problem(kind: string): string {

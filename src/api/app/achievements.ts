@@ -115,7 +115,7 @@ async function complete(ctx: Ctx, req: Request) {
     if (a.trigger !== 'api') throw unprocessable(`Achievement "${key}" completes by its ${a.trigger} trigger, not through the API`);
     checkUserAttributes(cfg, body.user);
     const now = ctx.clock.now();
-    const date = localDate(now, firstZone(ctx.zones, zoneKey(tenant.slot, userId), zone));
+    const date = localDate(now, firstZone(ctx.zones, zoneKey(tenant.slot, userId), zone, cfg.defaultZone));
     const opId = randomUUID();
     const r = await achievementCompleteCall(ctx.engine, tk, {
       ver: cfg.ver, now, userId, patch, program: cfg.program(null), userBoosts: userBoostsArg(cfg.userBoosts.get(userId)), date, opId,

@@ -5,7 +5,7 @@ import { invalid, notFound } from '../../errors';
 import { boolParam, intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
 import { dayNumber } from '../../domain/time';
-import { boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue, joinGroup } from '../../domain/leaderboards';
+import { boardAt, boardJson, boardNames, LeaderboardConfig, readDate, runDates, runIndex, scoreValue, joinGroup } from '../../domain/leaderboards';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { Tenant } from '../../store/tenants';
 import { attributeQuery } from '../../services/user-input';
@@ -22,20 +22,26 @@ interface Ranking {
 const decode = scoreValue;
 
 export function leaderboardRoutes(ctx: Ctx): Route[] {
-  /** Which run a request asks for: `run=YYYY-MM-DD`, else the one holding today (UTC). */
+  /**
+   * Which run a request asks for: `run=YYYY-MM-DD`, else the one holding
+   * today (UTC), or a finished board's last run.
+   */
   const runOf = (b: LeaderboardConfig, req: Request): number => {
     const asked = req.query.get('run');
     if (asked !== null && dayNumber(asked) === null) throw invalid('run must be a date (YYYY-MM-DD)');
-    const date = asked ?? new Date(ctx.clock.now()).toISOString().slice(0, 10);
+    const date = asked ?? readDate(b, new Date(ctx.clock.now()).toISOString().slice(0, 10));
     const r = runIndex(b, date < b.start ? b.start : date);
     return r ?? 0;
   };
 
-  /** A board users may see: active or scheduled; a finished one only for a named run. */
-  const visible = (cfg: TenantConfig, key: string, req: Request): LeaderboardConfig => {
+  /**
+   * A board users may read by key: any but an inactive one. A finished one
+   * is left out of the list (unless asked for) but its rankings stay readable.
+   */
+  const visible = (cfg: TenantConfig, key: string): LeaderboardConfig => {
     const b = cfg.boardsByKey.get(key);
-    if (!b || b.status === 'inactive' || (b.status === 'finished' && !req.query.get('run'))) throw notFound(`Leaderboard "${key}" not found`);
-    return b;
+    if (!b || b.status === 'inactive') throw notFound(`Leaderboard "${key}" not found`);
+    return boardAt(b, ctx.clock.now());
   };
 
   /**
@@ -86,7 +92,9 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         const { tenant } = await identify(ctx, req);
         const cfg = await ctx.configs.get(tenant);
         const withFinished = boolParam(req.query, 'includeFinished');
+        const now = ctx.clock.now();
         const list = [...cfg.boardsByKey.values()]
+          .map((b) => boardAt(b, now))
           .filter((b) => b.status === 'active' || b.status === 'scheduled' || (withFinished && b.status === 'finished'))
           .sort((x, y) => x.slot - y.slot);
         return reply(200, list.map((b) => boardJson(b, boardNames(cfg, b))));
@@ -98,7 +106,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const { principal, tenant } = await identify(ctx, req);
         const cfg = await ctx.configs.get(tenant);
-        const b = visible(cfg, req.params[0]!, req);
+        const b = visible(cfg, req.params[0]!);
         const offset = intParam(req.query, 'offset', 0, 0, 1_000_000);
         const limit = intParam(req.query, 'limit', 10, 0, 1000);
         const run = runOf(b, req);
@@ -119,7 +127,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/users/:id/leaderboards/:key',
       handler: async (req) => {
         const u = await readUser(ctx, req, { postgres: true });
-        const b = visible(u.cfg, req.params[1]!, req);
+        const b = visible(u.cfg, req.params[1]!);
         const run = runOf(b, req);
         const numEvents = intParam(req.query, 'numEvents', 10, 0, 100);
         const group = b.breakdownKeys.map((k) => u.fields.get(attributeField(k)) ?? '');

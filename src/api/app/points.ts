@@ -91,7 +91,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const u = await readUser(ctx, req);
         const s = systemOf(u.cfg, req.params[1]!);
-        const today = localDate(ctx.clock.now(), zoneIn(u.fields));
+        const today = localDate(ctx.clock.now(), zoneIn(u.fields, u.cfg.defaultZone));
         const attrs = attributesIn(u.fields);
         const applies = (b: BoostConfig) => (b.userId ? b.userId === u.id : filtersMatch(b.userAttributes, attrs));
         return reply(200, s.boosts.filter((b) => applies(b) && boostJson(b, today).status === 'active').map((b) => boostJson(b, today)));

@@ -73,7 +73,7 @@ async function wrapped(ctx: Ctx, req: Request) {
   // Read-your-writes: any of the user's records still in the stream are written first.
   const u = await readUser(ctx, req, { postgres: true });
   const cfg = u.cfg;
-  const zone = zoneIn(u.fields);
+  const zone = zoneIn(u.fields, cfg.defaultZone);
   const thisYear = Number(localDate(ctx.clock.now(), zone).slice(0, 4));
   const raw = req.query.get('year');
   const year = raw === null || raw === '' ? thisYear : Number(raw);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Ctx } from '../../../context';
 import { dayNumber } from '../../../domain/time';
-import { BoardStatus, RankBy, RunUnit } from '../../../domain/leaderboards';
+import { BoardStatus, RankBy, RunUnit, statusAt } from '../../../domain/leaderboards';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
 import { getRow, Resource, Scope } from '../resource';
@@ -27,17 +27,20 @@ export interface BoardRow {
   run_interval: number | null;
 }
 
-export const BOARDS: Resource<BoardRow> = {
+export const BOARD_COLS = `id, key, name, description, status, rank_by, metric_id, points_system_id, max_participants,
+    to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(end_date, 'YYYY-MM-DD') AS end_date, start_time, end_time,
+    breakdown_attributes, run_unit, run_interval`;
+
+/** The collection; statuses as they stand at `now()` (see statusAt). */
+export const boards = (now: () => number): Resource<BoardRow> => ({
   path: '/admin/v1/leaderboards',
   table: 'leaderboards',
-  cols: `id, key, name, description, status, rank_by, metric_id, points_system_id, max_participants,
-    to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(end_date, 'YYYY-MM-DD') AS end_date, start_time, end_time,
-    breakdown_attributes, run_unit, run_interval`,
+  cols: BOARD_COLS,
   order: 'slot',
   noun: 'Leaderboard',
   json: (r) => {
     const out: Record<string, unknown> = {
-      id: r.id, name: r.name, key: r.key, description: r.description ?? undefined, status: r.status, rankBy: r.rank_by,
+      id: r.id, name: r.name, key: r.key, description: r.description ?? undefined, status: statusAt({ status: r.status, end: r.end_date }, now()), rankBy: r.rank_by,
       maxParticipants: r.max_participants, start: r.start_date, breakdownAttributes: r.breakdown_attributes,
     };
     if (r.metric_id) out.metricId = r.metric_id;
@@ -48,7 +51,7 @@ export const BOARDS: Resource<BoardRow> = {
     if (r.run_unit) Object.assign(out, { runUnit: r.run_unit, runInterval: r.run_interval });
     return out;
   },
-};
+});
 
 const todayOf = (ctx: Ctx) => new Date(ctx.clock.now()).toISOString().slice(0, 10);
 
@@ -61,7 +64,7 @@ export async function createBoard(ctx: Ctx, c: PoolClient, s: Scope, item: Creat
 }
 
 export async function updateBoard(ctx: Ctx, c: PoolClient, s: Scope, item: PatchBoard): Promise<BoardRow | string> {
-  const row = await getRow(c, BOARDS, s, item.id.toLowerCase());
+  const row = await getRow(c, boards(() => ctx.clock.now()), s, item.id.toLowerCase());
   if (!row) return 'Leaderboard not found';
   const merged: CreateBoard = {
     key: item.key ?? row.key,
@@ -89,9 +92,15 @@ async function writeBoard(ctx: Ctx, c: PoolClient, s: Scope, b: CreateBoard, bef
   const start = b.start ?? todayOf(ctx);
   let status: BoardStatus = b.status ?? before?.status ?? 'inactive';
   if (status === 'active' || status === 'scheduled') status = start > todayOf(ctx) ? 'scheduled' : 'active';
+  let end = b.end ?? null;
+  // Finishing ends the board today (UTC): the run holding today is its last, the one reads without run= answer.
+  if (status === 'finished' && before?.status !== 'finished') {
+    const now = start > todayOf(ctx) ? start : todayOf(ctx);
+    if (end === null || end > now) end = now;
+  }
   const values = [
     b.key, b.name, b.description ?? null, status, b.rankBy, b.rankBy === 'metric' ? b.metricId : null,
-    b.rankBy === 'points' ? b.pointsSystemId : null, b.maxParticipants ?? 1000, start, b.end ?? null, b.startTime ?? null,
+    b.rankBy === 'points' ? b.pointsSystemId : null, b.maxParticipants ?? 1000, start, end, b.startTime ?? null,
     b.endTime ?? null, (b.breakdownAttributes ?? []).map((x) => x.toLowerCase()), b.runUnit ?? null, b.runUnit ? b.runInterval : null,
     new Date(ctx.clock.now()),
   ];
@@ -100,13 +109,13 @@ async function writeBoard(ctx: Ctx, c: PoolClient, s: Scope, b: CreateBoard, bef
         `UPDATE leaderboards SET key = $3, name = $4, description = $5, status = $6, rank_by = $7, metric_id = $8, points_system_id = $9,
            max_participants = $10, start_date = $11, end_date = $12, start_time = $13, end_time = $14, breakdown_attributes = $15,
            run_unit = $16, run_interval = $17, updated = $18
-         WHERE tenant_id = $1 AND id = $2 RETURNING ${BOARDS.cols}`,
+         WHERE tenant_id = $1 AND id = $2 RETURNING ${BOARD_COLS}`,
         [s.tenant.id, before.id, ...values],
       )
     : await c.query<BoardRow>(
         `INSERT INTO leaderboards (tenant_id, id, slot, key, name, description, status, rank_by, metric_id, points_system_id,
            max_participants, start_date, end_date, start_time, end_time, breakdown_attributes, run_unit, run_interval, created, updated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING ${BOARDS.cols}`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING ${BOARD_COLS}`,
         [s.tenant.id, randomUUID(), await nextSlot(c, s.tenant.id), ...values],
       );
   return rows[0]!;

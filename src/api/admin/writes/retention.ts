@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Ctx } from '../../../context';
 import { RETENTION_DEFAULTS, RetentionConfig, retentionFrom } from '../../../domain/retention';
+import { canonicalZone } from '../../../domain/time';
 import type { RetentionSettings } from '../../../wire/admin';
 
 // Retention settings writes, shared by the Admin API and the configuration document.
@@ -12,7 +13,9 @@ export async function retentionSettingsOf(db: Pool | PoolClient, tenantId: strin
 
 /** Store a tenant's retention settings (in a config transaction): what is stored, or why they are refused. */
 export async function saveRetentionSettings(ctx: Ctx, c: PoolClient, tenantId: string, input: RetentionSettings): Promise<RetentionConfig | string> {
-  const s = retentionFrom(input);
+  const zone = input.defaultTimeZone === undefined ? undefined : canonicalZone(input.defaultTimeZone);
+  if (zone === null) return `defaultTimeZone: "${input.defaultTimeZone}" is not an IANA time zone`;
+  const s = retentionFrom({ ...input, defaultTimeZone: zone });
   const days = s.reactivationEmails.days;
   if (days.some((d, i) => i > 0 && d <= days[i - 1]!)) return 'reactivationEmails.days must be ascending';
   await c.query(

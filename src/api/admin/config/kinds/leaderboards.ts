@@ -1,6 +1,6 @@
 import typia from 'typia';
 import type { ConfigLeaderboard, CreateBoard } from '../../../../wire/admin';
-import { BOARDS, BoardRow, createBoard, updateBoard } from '../../writes/leaderboards';
+import { BOARD_COLS, BoardRow, createBoard, updateBoard } from '../../writes/leaderboards';
 import { byIdentity, defined, Kind, outcome, problem, Writer } from '../kind';
 
 async function fields(w: Writer, b: ConfigLeaderboard): Promise<CreateBoard> {
@@ -19,7 +19,7 @@ export const leaderboardsKind: Kind<ConfigLeaderboard> = {
   name: 'leaderboards',
   validate: typia.createValidateEquals<ConfigLeaderboard[]>(),
   async read(c, tenantId, names) {
-    const { rows } = await c.query<BoardRow>(`SELECT ${BOARDS.cols} FROM leaderboards WHERE tenant_id = $1`, [tenantId]);
+    const { rows } = await c.query<BoardRow>(`SELECT ${BOARD_COLS} FROM leaderboards WHERE tenant_id = $1`, [tenantId]);
     const items = rows.map((r) =>
       leaderboardsKind.normal({
         key: r.key, name: r.name, description: r.description, status: r.status, rankBy: r.rank_by,
