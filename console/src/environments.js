@@ -1,7 +1,7 @@
 // Environments: compare two tenants' configurations and copy the differences from one to the other,
 // through the same plan and apply as `laurel config plan|push` (docs/environments.md).
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, listAll, session } from './api.js';
 
 const show = (v) => (v === undefined ? '(absent)' : JSON.stringify(v, null, 1));
@@ -34,13 +34,17 @@ export function Environments() {
     listAll('/admin/v1/tenants').then(setTenants, () => setTenants([]));
   }, []);
 
+  // Only the latest comparison is shown: an earlier one answering late is dropped.
+  const latest = useRef(0);
   const compare = async (notice = null) => {
+    const mine = ++latest.current;
+    const display = (next) => mine === latest.current && setState(next);
     try {
       const doc = await api('GET', '/admin/v1/config', { tenant: from });
       const plan = await api('POST', '/admin/v1/config/plan', { tenant: to, body: doc, query: { prune: prune ? 'true' : '' } });
-      setState({ plan, doc, error: null, problems: [], notice });
+      display({ plan, doc, error: null, problems: [], notice });
     } catch (err) {
-      setState({ plan: null, doc: null, error: err.message, problems: err.body?.problems ?? [], notice: null });
+      display({ plan: null, doc: null, error: err.message, problems: err.body?.problems ?? [], notice: null });
     }
   };
   useEffect(() => {
