@@ -42,6 +42,7 @@ import { restoreIfEmpty } from './store/restore';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
+import { configRoutes } from './api/admin/config';
 import { adminUserRoutes } from './api/admin/users';
 import { openApiRoutes } from './api/openapi/route';
 import { DeadLetters } from './store/dead-letters';
@@ -230,6 +231,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
+        ...configRoutes(ctx),
         ...deadLetterRoutes(ctx, flusher, deadLetters),
         ...batchEventRoutes(ctx, batches),
         ...adminUserRoutes(ctx),

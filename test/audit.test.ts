@@ -154,6 +154,12 @@ const STEPS: Step[] = [
     action: 'delete', resource: 'admin-api-keys', ids: (st) => [st.adminKey.id] },
   { op: 'DELETE /admin/v1/application-api-keys', req: (st) => ({ path: `/admin/v1/application-api-keys?ids=${st.appKey.id}` }),
     action: 'delete', resource: 'application-api-keys', ids: (st) => [st.appKey.id] },
+  // A document applied, changed again, and the first version applied again (a revert).
+  { op: 'PUT /admin/v1/config', req: () => ({ path: '/admin/v1/config', body: { resources: { metrics: [{ key: 'from-config', name: 'From config' }] } } }),
+    action: 'update', resource: 'config', save: (st, r) => (st.configVersion = r.version) },
+  { op: 'PUT /admin/v1/config', req: () => ({ path: '/admin/v1/config', body: { resources: { metrics: [{ key: 'from-config', name: 'Renamed by config' }] } } }),
+    action: 'update', resource: 'config' },
+  { op: 'POST /admin/v1/config/revert', req: (st) => ({ path: '/admin/v1/config/revert', body: { version: st.configVersion } }), action: 'revert', resource: 'config' },
   ...channelSteps(),
   { op: 'PUT /admin/v1/templates/:type', req: () => ({ path: '/admin/v1/templates/recap', body: { email: { subject: 'Your week', html: '<p>{{ user.name }}</p>' }, push: { title: 'Week', body: 'Your week' } } }),
     action: 'update', resource: 'templates', ids: () => ['recap'] },

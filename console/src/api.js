@@ -43,8 +43,8 @@ function queryString(query) {
 export const p = (strings, ...values) => strings.reduce((out, s, i) => out + s + (i < values.length ? encodeURIComponent(values[i]) : ''), '');
 
 /** Tenants are account-wide: Tenant-ID is not sent for them. */
-export async function api(method, path, { query, body, key = session.key(), tenant = session.tenant() } = {}) {
-  const headers = { 'X-API-KEY': key ?? '' };
+export async function api(method, path, { query, body, key = session.key(), tenant = session.tenant(), headers: extra = {} } = {}) {
+  const headers = { ...extra, 'X-API-KEY': key ?? '' };
   if (tenant && !path.startsWith('/admin/v1/tenants')) headers['Tenant-ID'] = tenant;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path + queryString(query), {

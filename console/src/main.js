@@ -13,6 +13,7 @@ import { Link, navigate, usePath } from './router.js';
 import { UserPage, UserSearch } from './user.js';
 import { AdminKeys, AuditLog } from './security.js';
 import { Channels, MessageLog, Templates } from './messages.js';
+import { Environments } from './environments.js';
 
 const PAGES = [
   ['metrics', 'Metrics', C.Metrics],
@@ -29,6 +30,7 @@ const PAGES = [
   ['dead-letters', 'Dead letters', C.DeadLetters],
   ['admin-keys', 'Admin keys', AdminKeys],
   ['audit-log', 'Audit log', AuditLog],
+  ['environments', 'Environments', Environments],
 ];
 
 function SignIn({ onSignIn }) {

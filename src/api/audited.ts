@@ -20,16 +20,16 @@ export function audited(ctx: Ctx, routes: Route[]): Route[] {
   return routes.map((r) => (isAuditedWrite(r.method, r.pattern) ? { ...r, handler: recorded(ctx, r, gets) } : r));
 }
 
-/** Whether a route is recorded: an Admin API route other than a read (a GET, or a POST that only renders: `/preview`). */
+/** Whether a route is recorded: an Admin API route other than a read (a GET, or a POST that changes nothing: `/preview`, `/plan`). */
 export function isAuditedWrite(method: string, pattern: string): boolean {
   return method.toLowerCase() !== 'get' && pattern.startsWith(ADMIN) && !READ_ONLY.has(pattern.slice(pattern.lastIndexOf('/') + 1));
 }
 
 const ADMIN = '/admin/v1/';
 /** Last segments that name an action rather than a resource. */
-const VERBS: Record<string, string> = { rotate: 'rotate', 'rotate-secret': 'rotate', replay: 'replay', redeliver: 'redeliver', restore: 'restore', test: 'test' };
-/** Last segments of POST routes that change nothing (a template rendered for a look): not recorded. */
-const READ_ONLY = new Set(['preview']);
+const VERBS: Record<string, string> = { rotate: 'rotate', 'rotate-secret': 'rotate', replay: 'replay', redeliver: 'redeliver', restore: 'restore', test: 'test', revert: 'revert' };
+/** Last segments of POST routes that change nothing (a template rendered for a look, a config plan): not recorded. */
+const READ_ONLY = new Set(['preview', 'plan']);
 /** Resources of the whole instance: no tenant is recorded. */
 const ACCOUNT_LEVEL = new Set(['tenants', 'admin-api-keys']);
 /** Field names whose values are never recorded. */

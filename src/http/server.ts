@@ -25,6 +25,8 @@ export interface Request {
   authorization: string;
   /** `Accept-Encoding` (the console's static files are served gzipped when it allows). */
   acceptEncoding: string;
+  /** `If-Match` (a config version on PUT /admin/v1/config). */
+  ifMatch: string;
   /** The caller's `X-Request-Id` when acceptable, else one made here; echoed in the response. */
   requestId: string;
   /** The raw body (empty when the route reads none). */
@@ -302,6 +304,7 @@ export function createHttpServer(routes: Route[], opts: HttpServerOptions): Http
       apiKey: header(req, 'x-api-key'),
       tenantId: header(req, 'tenant-id'),
       idempotencyKey: header(req, 'idempotency-key'),
+      ifMatch: header(req, 'if-match'),
       contentType: header(req, 'content-type'),
       authorization: header(req, 'authorization'),
       acceptEncoding: header(req, 'accept-encoding'),

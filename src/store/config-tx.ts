@@ -16,13 +16,26 @@ export async function nextSlot(c: PoolClient, tenantId: string): Promise<number>
  * the other processes to drop their copy.
  */
 export async function configTx<T>(ctx: Ctx, tenant: Tenant, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  return maybeConfigTx(ctx, tenant, async (c) => ({ commit: true, value: await fn(c) }));
+}
+
+/**
+ * A config change that may turn out to change nothing (a plan, a document
+ * equal to the configuration): when `fn` says not to commit, its writes are
+ * undone and there is no new version and nothing to publish.
+ */
+export async function maybeConfigTx<T>(ctx: Ctx, tenant: Tenant, fn: (c: PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
   const out = await tx(ctx.db, async (c) => {
     await c.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenant.id]);
+    await c.query('SAVEPOINT change');
     const r = await fn(c);
-    await TenantConfigs.bump(c, tenant.id);
+    if (r.commit) await TenantConfigs.bump(c, tenant.id);
+    else await c.query('ROLLBACK TO SAVEPOINT change');
     return r;
   });
-  await ctx.configs.publish(tenant);
-  await ctx.broadcast(`config:${tenant.slot}`);
-  return out;
+  if (out.commit) {
+    await ctx.configs.publish(tenant);
+    await ctx.broadcast(`config:${tenant.slot}`);
+  }
+  return out.value;
 }

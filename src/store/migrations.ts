@@ -722,6 +722,19 @@ export const MIGRATIONS: string[] = [
   -- Signs unsubscribe links (messages/unsubscribe.ts): made once, shared by every process.
   CREATE TABLE unsubscribe_key (id integer PRIMARY KEY CHECK (id = 1), key bytea NOT NULL);
   `,
+  `
+  -- Config versions made by applying a configuration document (PUT /admin/v1/config,
+  -- revert), each with the document as it stood after (for revert) and the key that made it.
+  CREATE TABLE config_versions (
+    tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    version bigint NOT NULL,
+    at timestamptz NOT NULL,
+    key_id text NOT NULL,
+    changes integer NOT NULL,
+    document jsonb NOT NULL,
+    PRIMARY KEY (tenant_id, version)
+  );
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */

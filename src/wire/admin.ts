@@ -1094,3 +1094,127 @@ export interface RemovedMessageSetting {
   /** The channel or template type removed. */
   removed: string;
 }
+
+// ---- configuration document (environments) ----
+// The Admin API's fields under the same names, with keys where it takes ids (`metricKey` for `metricId`…), no ids, no secrets.
+
+/** An attribute filter naming the attribute by key (of the type the filter is for). */
+export interface ConfigAttributeFilter {
+  attributeKey: Key;
+  attributeValue: string & tags.MaxLength<255>;
+}
+type ConfigFilters = (ConfigAttributeFilter[] & tags.MaxItems<20>) | null;
+
+// Each is the Admin API's create type with its id fields swapped for key fields, so the names stay the same.
+export type ConfigMetric = CreateMetric;
+
+export type ConfigAttribute = CreateAttribute;
+
+export type ConfigTrigger = Omit<CreateTrigger, 'metricId' | 'achievementId' | 'userAttributes' | 'eventAttributes'> & {
+  metricKey?: Key;
+  achievementKey?: Key;
+  userAttributes?: ConfigFilters;
+  eventAttributes?: ConfigFilters;
+};
+
+export type ConfigLevel = CreateLevel;
+
+/** A boost for users by attributes (or everyone); boosts aimed at one user are user data, not configuration. */
+export type ConfigBoost = Omit<CreateBoost, 'userId' | 'userAttributes'> & { userAttributes?: ConfigFilters };
+
+export type ConfigPointsSystem = SystemFields & {
+  key: Key;
+  levels?: ConfigLevel[] & tags.MaxItems<100>;
+  triggers?: ConfigTrigger[] & tags.MaxItems<100>;
+  boosts?: ConfigBoost[] & tags.MaxItems<100>;
+};
+
+export type ConfigAchievement = Omit<CreateAchievement, 'metricId' | 'prerequisiteIds' | 'userAttributes' | 'eventAttributes'> & {
+  metricKey?: Key;
+  prerequisiteKeys?: Key[] & tags.MinItems<1> & tags.MaxItems<50>;
+  userAttributes?: ConfigFilters;
+  eventAttributes?: ConfigFilters;
+};
+
+export type ConfigStreak = Omit<StreakSettings, 'metrics'> & {
+  metrics: { metricKey: Key; threshold: number & tags.ExclusiveMinimum<0> & tags.Maximum<1e12> }[] & tags.MaxItems<20>;
+};
+
+export type ConfigLeaderboard = Omit<CreateBoard, 'metricId' | 'pointsSystemId' | 'breakdownAttributes'> & {
+  metricKey?: Key;
+  pointsSystemKey?: Key;
+  /** User attribute keys: one board per combination of their values. */
+  breakdownAttributeKeys?: Key[] & tags.MaxItems<5>;
+};
+
+/** A webhook endpoint without its secret (a created one gets a new secret: rotate it to read it). */
+export type ConfigWebhook = WebhookFields;
+
+/** A tenant's whole configuration. Each kind is optional on input; a pull gives every kind. */
+export interface ConfigResources {
+  metrics?: ConfigMetric[] & tags.MaxItems<1000>;
+  attributes?: ConfigAttribute[] & tags.MaxItems<1000>;
+  achievements?: ConfigAchievement[] & tags.MaxItems<1000>;
+  pointsSystems?: ConfigPointsSystem[] & tags.MaxItems<1000>;
+  streak?: ConfigStreak;
+  leaderboards?: ConfigLeaderboard[] & tags.MaxItems<1000>;
+  retention?: RetentionSettings;
+  webhooks?: ConfigWebhook[] & tags.MaxItems<1000>;
+}
+
+export interface ConfigDocument {
+  /** The config version it was pulled at (ignored on input: use If-Match). */
+  version?: number;
+  resources: ConfigResources;
+}
+
+export interface ConfigQuery {
+  /** Delete what the document lacks. */
+  prune?: boolean;
+}
+
+/** One changed field of an updated resource (a nested entry's field is `triggers[<identity>].points`). */
+export interface ConfigFieldChange {
+  field: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+export interface ConfigChange {
+  /** The resource kind, as under `resources`. */
+  kind: string;
+  /** The resource's key (its identity for resources without one: url, name). */
+  key: string;
+}
+
+export interface ConfigPlan {
+  /** The config version planned against (plan) or made (PUT, revert; unchanged when nothing changed). */
+  version: number;
+  creations: (ConfigChange & { after: unknown })[];
+  updates: (ConfigChange & { changes: ConfigFieldChange[] })[];
+  deletions: (ConfigChange & { before: unknown })[];
+}
+
+export interface ConfigProblem {
+  /** Where in the document, e.g. `resources.leaderboards[0].metricKey`. */
+  path: string;
+  message: string;
+}
+
+export interface ConfigRefused {
+  error: string;
+  problems: ConfigProblem[];
+}
+
+export interface ConfigHistoryEntry {
+  version: number;
+  at: IsoDateTime;
+  /** The id of the API key that made it (as `GET /admin/v1/admin-api-keys` lists it; ADMIN_API_KEY's stays the same while the variable is set); never the key. */
+  keyId: string;
+  /** How many creations, updates and deletions it held. */
+  changes: number;
+}
+
+export interface ConfigRevert {
+  version: number & tags.Type<'uint32'>;
+}

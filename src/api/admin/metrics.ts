@@ -1,69 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
-import { KEY_PATTERN, KEY_RULE } from './batch';
-import { nextSlot } from '../../store/config-tx';
-import { batchRoute, getRow, readDeleteRoutes, Resource } from './resource';
-import type { CreateMetric, UnitType, UpdateMetric } from '../../wire/admin';
-
-interface Row {
-  id: string;
-  name: string;
-  key: string;
-  unit_type: UnitType;
-  units: string;
-}
-const COLS = 'id, name, key, unit_type, units';
-const METRICS: Resource<Row> = {
-  path: '/admin/v1/metrics',
-  table: 'metrics',
-  cols: COLS,
-  order: 'slot',
-  noun: 'Metric',
-  json: (r) => ({ id: r.id, name: r.name, key: r.key, unitType: r.unit_type, units: r.units }),
-};
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-
-/** The stored units, or why they are not acceptable: a currency code for currency metrics, free text otherwise. */
-function checkUnits(unitType: UnitType, units: string): { units: string } | string {
-  if (unitType === 'number') return { units };
-  const code = units.toUpperCase();
-  return CURRENCIES.has(code) ? { units: code } : 'Units must be a supported currency code (such as USD) for currency metrics';
-}
+import { batchRoute, readDeleteRoutes } from './resource';
+import { createMetric, METRICS, updateMetric } from './writes/metrics';
+import type { CreateMetric, UpdateMetric } from '../../wire/admin';
 
 export function metricRoutes(ctx: Ctx): Route[] {
   return [
     ...readDeleteRoutes(ctx, METRICS),
-    batchRoute(ctx, METRICS, 'post', typia.createValidate<CreateMetric>(), async (c, { tenant }, item) => {
-      if (!KEY_PATTERN.test(item.key)) return KEY_RULE;
-      const unitType = item.unitType ?? 'number';
-      const units = checkUnits(unitType, item.units ?? '');
-      if (typeof units === 'string') return units;
-      if ((await c.query('SELECT 1 FROM metrics WHERE tenant_id = $1 AND key = $2', [tenant.id, item.key])).rowCount) {
-        return 'Key already in use by another metric';
-      }
-      const { rows } = await c.query<Row>(
-        `INSERT INTO metrics (id, tenant_id, slot, key, name, unit_type, units, created, updated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLS}`,
-        [randomUUID(), tenant.id, await nextSlot(c, tenant.id), item.key, item.name, unitType, units.units, new Date(ctx.clock.now())],
-      );
-      return rows[0]!;
-    }),
-    batchRoute(ctx, METRICS, 'patch', typia.createValidate<UpdateMetric>(), async (c, { tenant }, item) => {
-      const id = item.id.toLowerCase();
-      const row = await getRow(c, METRICS, { tenant, parentId: null }, id);
-      if (!row) return 'Metric not found';
-      const unitType = item.unitType ?? row.unit_type;
-      // Switching unit type without new units clears the old ones (a currency code is no label).
-      const units = checkUnits(unitType, item.units ?? (unitType === row.unit_type ? row.units : ''));
-      if (typeof units === 'string') return units;
-      const { rows } = await c.query<Row>(
-        `UPDATE metrics SET name = $3, unit_type = $4, units = $5, updated = $6 WHERE tenant_id = $1 AND id = $2 RETURNING ${COLS}`,
-        [tenant.id, id, item.name ?? row.name, unitType, units.units, new Date(ctx.clock.now())],
-      );
-      return rows[0]!;
-    }),
+    batchRoute(ctx, METRICS, 'post', typia.createValidate<CreateMetric>(), (c, s, item) => createMetric(ctx, c, s, item)),
+    batchRoute(ctx, METRICS, 'patch', typia.createValidate<UpdateMetric>(), (c, s, item) => updateMetric(ctx, c, s, item)),
   ];
 }

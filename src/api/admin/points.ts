@@ -1,167 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import typia from 'typia';
-import type { PoolClient } from 'pg';
 import type { Ctx } from '../../context';
 import type { Route } from '../../http/server';
-import { dayNumber } from '../../domain/time';
-import { boostStatusOn } from '../../domain/points';
-import { KEY_PATTERN, KEY_RULE } from './batch';
-import { nextSlot } from '../../store/config-tx';
-import { attributeFilterProblem, batchRoute, getRow, readDeleteRoutes, Resource, Scope } from './resource';
-import type {
-  AttributeFilter, CreateBoost, CreateLevel, CreateSystem, CreateTrigger, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, Rounding, TriggerType,
-} from '../../wire/admin';
-
-// ---- rows and their Admin API shapes ----
-
-interface SystemRow {
-  id: string;
-  key: string;
-  name: string;
-  description: string;
-  badge_url: string | null;
-  max_points: number | null;
-  status: string;
-}
-interface TriggerRow {
-  id: string;
-  type: TriggerType;
-  points: number;
-  status: 'active' | 'inactive';
-  metric_id: string | null;
-  metric_threshold: number | null;
-  achievement_id: string | null;
-  streak_length: number | null;
-  time_unit: 'hours' | 'days' | null;
-  time_interval: number | null;
-  user_attributes: AttributeFilter[];
-  event_attributes: AttributeFilter[];
-  block_if_out_of_points: boolean;
-}
-interface LevelRow {
-  id: string;
-  key: string;
-  name: string;
-  description: string;
-  badge_url: string | null;
-  points: number;
-}
-interface BoostRow {
-  id: string;
-  name: string;
-  user_id: string | null;
-  user_attributes: AttributeFilter[];
-  start_date: string;
-  end_date: string | null;
-  multiplier: string;
-  rounding: Rounding;
-}
-
-const badgeJson = (url: string | null) => (url ? { url } : null);
-
-export const SYSTEMS: Resource<SystemRow> = {
-  path: '/admin/v1/points',
-  table: 'points_systems',
-  // Numbers as JSON numbers (pg gives bigint as a string).
-  cols: 'id, key, name, description, badge_url, max_points::float8 AS max_points, status',
-  order: 'slot',
-  noun: 'Points system',
-  json: (r) => ({ id: r.id, name: r.name, key: r.key, description: r.description, status: r.status, badge: badgeJson(r.badge_url), maxPoints: r.max_points }),
-};
-const PARENT = { table: 'points_systems', column: 'system_id', noun: 'Points system' };
-
-export function triggerJson(r: TriggerRow) {
-  const out: Record<string, unknown> = {
-    id: r.id, type: r.type, points: r.points, status: r.status, userAttributes: r.user_attributes, blockIfOutOfPoints: r.block_if_out_of_points,
-  };
-  if (r.type === 'metric') Object.assign(out, { metricId: r.metric_id, metricThreshold: r.metric_threshold, eventAttributes: r.event_attributes });
-  if (r.type === 'achievement') out.achievementId = r.achievement_id;
-  if (r.type === 'streak') out.streakLength = r.streak_length;
-  if (r.type === 'time') Object.assign(out, { timeUnit: r.time_unit, timeInterval: r.time_interval });
-  return out;
-}
-const TRIGGERS: Resource<TriggerRow> = {
-  path: '/admin/v1/points/:systemId/triggers',
-  table: 'points_triggers',
-  cols: 'id, type, points::float8 AS points, status, metric_id, metric_threshold::float8 AS metric_threshold, achievement_id, streak_length, time_unit, time_interval, user_attributes, event_attributes, block_if_out_of_points',
-  order: 'slot',
-  noun: 'Points trigger',
-  json: triggerJson,
-  parent: PARENT,
-};
-const LEVELS: Resource<LevelRow> = {
-  path: '/admin/v1/points/:systemId/levels',
-  table: 'points_levels',
-  cols: 'id, key, name, description, badge_url, points::float8 AS points',
-  order: 'seq',
-  noun: 'Points level',
-  json: (r) => ({ id: r.id, name: r.name, key: r.key, points: r.points, description: r.description, badge: badgeJson(r.badge_url) }),
-  parent: PARENT,
-};
+import { batchRoute, readDeleteRoutes } from './resource';
+import {
+  boostsResource, CreatedSystem, createSystem, insertBoost, insertLevel, insertTrigger, LEVELS, SYSTEMS, TRIGGERS, updateBoost, updateLevel,
+  updateSystem, updateTrigger,
+} from './writes/points';
+import type { CreateBoost, CreateLevel, CreateSystem, CreateTrigger, PatchBoost, PatchLevel, PatchSystem, PatchTrigger } from '../../wire/admin';
 
 export function pointsRoutes(ctx: Ctx): Route[] {
-  // Admin views date boosts in UTC; users see them on their own calendar.
-  const today = () => new Date(ctx.clock.now()).toISOString().slice(0, 10);
-  const BOOSTS: Resource<BoostRow> = {
-    path: '/admin/v1/points/:systemId/boosts',
-    table: 'points_boosts',
-    cols: `id, name, user_id, user_attributes, to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(end_date, 'YYYY-MM-DD') AS end_date, multiplier::text AS multiplier, rounding`,
-    order: 'seq',
-    noun: 'Points boost',
-    json: (r) => ({
-      id: r.id, name: r.name, status: boostStatusOn({ start: r.start_date, end: r.end_date }, today()), start: r.start_date, end: r.end_date,
-      multiplier: Number(r.multiplier), rounding: r.rounding, userId: r.user_id, ...(r.user_id ? {} : { userAttributes: r.user_attributes }),
-    }),
-    parent: PARENT,
-  };
-  const now = () => new Date(ctx.clock.now());
-
-  const insertTrigger = async (c: PoolClient, s: Scope, t: CreateTrigger): Promise<TriggerRow | string> => {
-    const problem = await triggerProblem(c, s, t);
-    if (problem) return problem;
-    const status = t.status ?? 'inactive';
-    const { rows } = await c.query<TriggerRow>(
-      `INSERT INTO points_triggers (id, tenant_id, system_id, slot, type, points, status, metric_id, metric_threshold, achievement_id,
-         streak_length, time_unit, time_interval, user_attributes, event_attributes, block_if_out_of_points, activated, created, updated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18) RETURNING ${TRIGGERS.cols}`,
-      [
-        randomUUID(), s.tenant.id, s.parentId, await nextSlot(c, s.tenant.id), t.type, t.points, status,
-        t.type === 'metric' ? t.metricId : null, t.type === 'metric' ? t.metricThreshold : null,
-        t.type === 'achievement' ? t.achievementId : null, t.type === 'streak' ? t.streakLength : null,
-        t.type === 'time' ? t.timeUnit : null, t.type === 'time' ? t.timeInterval : null,
-        JSON.stringify(t.userAttributes ?? []), JSON.stringify(t.type === 'metric' ? (t.eventAttributes ?? []) : []),
-        t.blockIfOutOfPoints ?? false, status === 'active' ? now() : null, now(),
-      ],
-    );
-    return rows[0]!;
-  };
-
-  const insertLevel = async (c: PoolClient, s: Scope, l: CreateLevel): Promise<LevelRow | string> => {
-    if (!KEY_PATTERN.test(l.key)) return KEY_RULE;
-    if ((await c.query('SELECT 1 FROM points_levels WHERE system_id = $1 AND key = $2', [s.parentId, l.key])).rowCount) {
-      return `Key "${l.key}" already in use by another level of this points system`;
-    }
-    const { rows } = await c.query<LevelRow>(
-      `INSERT INTO points_levels (id, tenant_id, system_id, key, name, description, badge_url, points, created, updated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${LEVELS.cols}`,
-      [randomUUID(), s.tenant.id, s.parentId, l.key, l.name, l.description ?? '', l.badge?.url ?? null, l.points, now()],
-    );
-    return rows[0]!;
-  };
-
-  const insertBoost = async (c: PoolClient, s: Scope, b: CreateBoost): Promise<BoostRow | string> => {
-    const problem = await boostProblem(c, s, b);
-    if (problem) return problem;
-    const { rows } = await c.query<BoostRow>(
-      `INSERT INTO points_boosts (id, tenant_id, system_id, name, user_id, user_attributes, start_date, end_date, multiplier, rounding, created, updated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${BOOSTS.cols}`,
-      [randomUUID(), s.tenant.id, s.parentId, b.name, b.userId ?? null, JSON.stringify(b.userAttributes ?? []), b.start, b.end ?? null, b.multiplier, b.rounding ?? 'down', now()],
-    );
-    return rows[0]!;
-  };
-
-  type CreatedSystem = SystemRow & { levels?: LevelRow[]; boosts?: BoostRow[]; triggers?: TriggerRow[] };
-
+  const BOOSTS = boostsResource(ctx);
   return [
     ...readDeleteRoutes(ctx, SYSTEMS),
     batchRoute(
@@ -169,39 +17,7 @@ export function pointsRoutes(ctx: Ctx): Route[] {
       SYSTEMS,
       'post',
       typia.createValidate<CreateSystem>(),
-      async (c, { tenant }, item): Promise<CreatedSystem | string> => {
-        if (!KEY_PATTERN.test(item.key)) return KEY_RULE;
-        if ((await c.query('SELECT 1 FROM points_systems WHERE tenant_id = $1 AND key = $2', [tenant.id, item.key])).rowCount) {
-          return 'Key already in use by another points system';
-        }
-        const { rows } = await c.query<SystemRow>(
-          `INSERT INTO points_systems (id, tenant_id, slot, key, name, description, badge_url, max_points, created, updated)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${SYSTEMS.cols}`,
-          [randomUUID(), tenant.id, await nextSlot(c, tenant.id), item.key, item.name, item.description ?? '', item.badge?.url ?? null, item.maxPoints ?? null, now()],
-        );
-        const system: CreatedSystem = rows[0]!;
-        const s: Scope = { tenant, parentId: system.id };
-        // Nested items are all-or-nothing with their system: the first problem fails the item.
-        const nested = async <I, R>(list: I[] | undefined, what: string, insert: (c: PoolClient, s: Scope, i: I) => Promise<R | string>) => {
-          if (!list) return undefined;
-          const out: R[] = [];
-          for (const [i, x] of list.entries()) {
-            const r = await insert(c, s, x);
-            if (typeof r === 'string') throw new NestedProblem(`${what}[${i}]: ${r}`);
-            out.push(r);
-          }
-          return out;
-        };
-        try {
-          system.levels = await nested(item.levels, 'levels', insertLevel);
-          system.boosts = await nested(item.boosts, 'boosts', insertBoost);
-          system.triggers = await nested(item.triggers, 'triggers', insertTrigger);
-        } catch (err) {
-          if (err instanceof NestedProblem) return err.message;
-          throw err;
-        }
-        return system;
-      },
+      (c, s, item) => createSystem(ctx, c, s, item),
       (r: CreatedSystem) => ({
         ...(SYSTEMS.json(r) as object),
         ...(r.levels ? { levels: r.levels.map(LEVELS.json) } : {}),
@@ -209,137 +25,18 @@ export function pointsRoutes(ctx: Ctx): Route[] {
         ...(r.triggers ? { triggers: r.triggers.map(TRIGGERS.json) } : {}),
       }),
     ),
-    batchRoute(ctx, SYSTEMS, 'patch', typia.createValidate<PatchSystem>(), async (c, { tenant }, item) => {
-      const { rows } = await c.query<SystemRow>(
-        `UPDATE points_systems SET name = coalesce($3, name), description = coalesce($4, description),
-           badge_url = CASE WHEN $5 THEN $6 ELSE badge_url END, max_points = CASE WHEN $7 THEN $8 ELSE max_points END, updated = $9
-         WHERE tenant_id = $1 AND id = $2 RETURNING ${SYSTEMS.cols}`,
-        [tenant.id, item.id.toLowerCase(), item.name ?? null, item.description ?? null, item.badge !== undefined, item.badge?.url ?? null,
-          item.maxPoints !== undefined, item.maxPoints ?? null, now()],
-      );
-      return rows[0] ?? 'Points system not found';
-    }),
+    batchRoute(ctx, SYSTEMS, 'patch', typia.createValidate<PatchSystem>(), (c, s, item) => updateSystem(ctx, c, s, item)),
 
     ...readDeleteRoutes(ctx, TRIGGERS),
-    batchRoute(ctx, TRIGGERS, 'post', typia.createValidate<CreateTrigger>(), insertTrigger),
-    batchRoute(ctx, TRIGGERS, 'patch', typia.createValidate<PatchTrigger>(), async (c, s, item) => {
-      const id = item.id.toLowerCase();
-      const row = await getRow(c, TRIGGERS, s, id);
-      if (!row) return 'Points trigger not found';
-      const merged: CreateTrigger = {
-        type: item.type ?? row.type,
-        points: item.points ?? row.points,
-        status: item.status ?? row.status,
-        userAttributes: item.userAttributes !== undefined ? item.userAttributes : row.user_attributes,
-        eventAttributes: item.eventAttributes !== undefined ? item.eventAttributes : row.event_attributes,
-        metricId: item.metricId ?? row.metric_id ?? undefined,
-        metricThreshold: item.metricThreshold ?? row.metric_threshold ?? undefined,
-        achievementId: item.achievementId ?? row.achievement_id ?? undefined,
-        streakLength: item.streakLength ?? row.streak_length ?? undefined,
-        timeUnit: item.timeUnit ?? row.time_unit ?? undefined,
-        timeInterval: item.timeInterval ?? row.time_interval ?? undefined,
-        blockIfOutOfPoints: item.blockIfOutOfPoints ?? row.block_if_out_of_points,
-      };
-      const problem = await triggerProblem(c, s, merged);
-      if (problem) return problem;
-      const m = merged;
-      const { rows } = await c.query<TriggerRow>(
-        `UPDATE points_triggers SET type = $3, points = $4, status = $5, metric_id = $6, metric_threshold = $7, achievement_id = $8,
-           streak_length = $9, time_unit = $10, time_interval = $11, user_attributes = $12, event_attributes = $13,
-           block_if_out_of_points = $14, activated = CASE WHEN $5 = 'active' AND status <> 'active' THEN $15 ELSE activated END, updated = $15
-         WHERE id = $1 AND system_id = $2 RETURNING ${TRIGGERS.cols}`,
-        [
-          id, s.parentId, m.type, m.points, m.status,
-          m.type === 'metric' ? m.metricId : null, m.type === 'metric' ? m.metricThreshold : null,
-          m.type === 'achievement' ? m.achievementId : null, m.type === 'streak' ? m.streakLength : null,
-          m.type === 'time' ? m.timeUnit : null, m.type === 'time' ? m.timeInterval : null,
-          JSON.stringify(m.userAttributes ?? []), JSON.stringify(m.type === 'metric' ? (m.eventAttributes ?? []) : []),
-          m.blockIfOutOfPoints ?? false, now(),
-        ],
-      );
-      return rows[0]!;
-    }),
+    batchRoute(ctx, TRIGGERS, 'post', typia.createValidate<CreateTrigger>(), (c, s, item) => insertTrigger(ctx, c, s, item)),
+    batchRoute(ctx, TRIGGERS, 'patch', typia.createValidate<PatchTrigger>(), (c, s, item) => updateTrigger(ctx, c, s, item)),
 
     ...readDeleteRoutes(ctx, LEVELS),
-    batchRoute(ctx, LEVELS, 'post', typia.createValidate<CreateLevel>(), insertLevel),
-    batchRoute(ctx, LEVELS, 'patch', typia.createValidate<PatchLevel>(), async (c, s, item) => {
-      const { rows } = await c.query<LevelRow>(
-        `UPDATE points_levels SET name = coalesce($3, name), points = coalesce($4, points), description = coalesce($5, description),
-           badge_url = CASE WHEN $6 THEN $7 ELSE badge_url END, updated = $8
-         WHERE id = $1 AND system_id = $2 RETURNING ${LEVELS.cols}`,
-        [item.id.toLowerCase(), s.parentId, item.name ?? null, item.points ?? null, item.description ?? null, item.badge !== undefined, item.badge?.url ?? null, now()],
-      );
-      return rows[0] ?? 'Points level not found';
-    }),
+    batchRoute(ctx, LEVELS, 'post', typia.createValidate<CreateLevel>(), (c, s, item) => insertLevel(ctx, c, s, item)),
+    batchRoute(ctx, LEVELS, 'patch', typia.createValidate<PatchLevel>(), (c, s, item) => updateLevel(ctx, c, s, item)),
 
     ...readDeleteRoutes(ctx, BOOSTS),
-    batchRoute(ctx, BOOSTS, 'post', typia.createValidate<CreateBoost>(), insertBoost),
-    batchRoute(ctx, BOOSTS, 'patch', typia.createValidate<PatchBoost>(), async (c, s, item) => {
-      const id = item.id.toLowerCase();
-      const row = await getRow(c, BOOSTS, s, id);
-      if (!row) return 'Points boost not found';
-      const merged: CreateBoost = {
-        userId: row.user_id,
-        name: item.name ?? row.name,
-        start: item.start ?? row.start_date,
-        end: item.end !== undefined ? item.end : row.end_date,
-        multiplier: item.multiplier ?? Number(row.multiplier),
-        rounding: item.rounding ?? row.rounding,
-        userAttributes: item.userAttributes !== undefined ? item.userAttributes : row.user_attributes,
-      };
-      const problem = await boostProblem(c, s, merged);
-      if (problem) return problem;
-      const { rows } = await c.query<BoostRow>(
-        `UPDATE points_boosts SET name = $3, start_date = $4, end_date = $5, multiplier = $6, rounding = $7, user_attributes = $8, updated = $9
-         WHERE id = $1 AND system_id = $2 RETURNING ${BOOSTS.cols}`,
-        [id, s.parentId, merged.name, merged.start, merged.end ?? null, merged.multiplier, merged.rounding, JSON.stringify(merged.userAttributes ?? []), now()],
-      );
-      return rows[0]!;
-    }),
+    batchRoute(ctx, BOOSTS, 'post', typia.createValidate<CreateBoost>(), (c, s, item) => insertBoost(ctx, c, s, item)),
+    batchRoute(ctx, BOOSTS, 'patch', typia.createValidate<PatchBoost>(), (c, s, item) => updateBoost(ctx, c, s, item)),
   ];
-}
-
-class NestedProblem extends Error {}
-
-
-/** What is wrong with a trigger's settings for its type, or null. */
-async function triggerProblem(c: PoolClient, s: Scope, t: CreateTrigger): Promise<string | null> {
-  if (t.points === 0) return 'points cannot be zero';
-  switch (t.type) {
-    case 'metric': {
-      if (!t.metricId || !t.metricThreshold) return 'metric triggers need metricId and metricThreshold';
-      const m = await c.query('SELECT 1 FROM metrics WHERE tenant_id = $1 AND id = $2', [s.tenant.id, t.metricId]);
-      if (!m.rowCount) return 'Metric not found';
-      break;
-    }
-    case 'achievement': {
-      if (!t.achievementId) return 'achievement triggers need achievementId';
-      const a = await c.query('SELECT 1 FROM achievements WHERE tenant_id = $1 AND id = $2', [s.tenant.id, t.achievementId]);
-      if (!a.rowCount) return 'Achievement not found';
-      break;
-    }
-    case 'streak':
-      if (!t.streakLength) return 'streak triggers need streakLength';
-      break;
-    case 'time':
-      if (!t.timeUnit || !t.timeInterval) return 'time triggers need timeUnit and timeInterval';
-      break;
-    case 'user_creation':
-      break;
-  }
-  if (t.type !== 'metric' && t.eventAttributes?.length) return 'eventAttributes are only allowed on metric triggers';
-  return (await attributeFilterProblem(c, s, t.userAttributes, 'user')) ?? (await attributeFilterProblem(c, s, t.eventAttributes, 'event'));
-}
-
-async function boostProblem(c: PoolClient, s: Scope, b: CreateBoost): Promise<string | null> {
-  if (!(b.multiplier > 0 && b.multiplier < 100 && b.multiplier !== 1)) return 'multiplier must be greater than 0, less than 100 and not 1';
-  const start = dayNumber(b.start);
-  if (start === null) return 'start must be a date (YYYY-MM-DD)';
-  if (b.end !== undefined && b.end !== null) {
-    const end = dayNumber(b.end);
-    if (end === null) return 'end must be a date (YYYY-MM-DD)';
-    if (end < start) return 'end must not be before start';
-  }
-  if (b.userId && b.userAttributes?.length) return 'userId and userAttributes cannot both be set';
-  return attributeFilterProblem(c, s, b.userAttributes, 'user');
 }

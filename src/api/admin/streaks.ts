@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import typia from 'typia';
-import type { Pool } from 'pg';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
 import { invalid, unprocessable } from '../../errors';
@@ -12,27 +11,12 @@ import { configTx } from '../../store/config-tx';
 import { streakCall } from '../../services/streak-calls';
 import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings, UserIssue } from '../../wire/admin';
 import { ZONE_FIELD } from '../../domain/user-hash';
+import { saveStreakSettings, streakSettingsOf } from './writes/streaks';
 
 const validateSettings = typia.createValidate<StreakSettings>();
 const validateFreezes = typia.createValidate<FreezesBody>();
 const validatePauses = typia.createValidate<PausesBody>();
 const validateRestore = typia.createValidate<RestoreBody>();
-
-const DEFAULTS = {
-  enabled: false, frequency: 'daily', metrics: [], mode: 'all', weekStart: 'monday',
-  initialFreezes: 0, freezeAutoEarnInterval: 0, freezeAutoEarnAmount: 0, maxFreezes: 0,
-};
-
-async function settingsOf(db: Pool, tenantId: string) {
-  const { rows } = await db.query('SELECT * FROM streak_settings WHERE tenant_id = $1', [tenantId]);
-  const r = rows[0];
-  if (!r) return DEFAULTS;
-  return {
-    enabled: r.enabled, frequency: r.frequency, metrics: r.metrics, mode: r.mode, weekStart: r.week_start,
-    initialFreezes: r.initial_freezes, freezeAutoEarnInterval: r.freeze_auto_earn_interval,
-    freezeAutoEarnAmount: r.freeze_auto_earn_amount, maxFreezes: r.max_freezes,
-  };
-}
 
 function atMost<T>(list: T[]): T[] {
   if (list.length === 0) throw invalid('At least one item is required');
@@ -56,7 +40,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
     {
       method: 'get',
       pattern: '/admin/v1/streak',
-      handler: async (req) => reply(200, await settingsOf(ctx.db, (await identifyAdmin(ctx, req)).id)),
+      handler: async (req) => reply(200, await streakSettingsOf(ctx.db, (await identifyAdmin(ctx, req)).id)),
     },
     {
       method: 'put',
@@ -65,25 +49,11 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const b = check(validateSettings, jsonBody(req));
-        if (b.enabled && b.metrics.length === 0) throw unprocessable('An enabled streak needs at least one metric');
-        const ids = b.metrics.map((m) => m.metricId.toLowerCase());
-        if (new Set(ids).size !== ids.length) throw unprocessable('Each metric may appear once');
-        const s = { ...DEFAULTS, ...b, metrics: b.metrics.map((m) => ({ metricId: m.metricId.toLowerCase(), threshold: m.threshold })) };
-        if (s.initialFreezes > s.maxFreezes) throw unprocessable('initialFreezes cannot exceed maxFreezes');
         await configTx(ctx, tenant, async (c) => {
-          const found = await c.query('SELECT id FROM metrics WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [tenant.id, ids]);
-          if (found.rowCount !== ids.length) throw unprocessable('Unknown metric in metrics');
-          await c.query(
-            `INSERT INTO streak_settings (tenant_id, enabled, frequency, metrics, mode, week_start, initial_freezes,
-               freeze_auto_earn_interval, freeze_auto_earn_amount, max_freezes, updated)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-             ON CONFLICT (tenant_id) DO UPDATE SET enabled = $2, frequency = $3, metrics = $4, mode = $5, week_start = $6,
-               initial_freezes = $7, freeze_auto_earn_interval = $8, freeze_auto_earn_amount = $9, max_freezes = $10, updated = $11`,
-            [tenant.id, s.enabled, s.frequency, JSON.stringify(s.metrics), s.mode, s.weekStart, s.initialFreezes,
-              s.freezeAutoEarnInterval, s.freezeAutoEarnAmount, s.maxFreezes, new Date(ctx.clock.now())],
-          );
+          const problem = await saveStreakSettings(ctx, c, tenant.id, b);
+          if (problem) throw unprocessable(problem);
         });
-        return reply(200, await settingsOf(ctx.db, tenant.id));
+        return reply(200, await streakSettingsOf(ctx.db, tenant.id));
       },
     },
     {

@@ -1,60 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
 import { invalid, notFound } from '../../errors';
 import { reply, Route } from '../../http/server';
-import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../webhooks/events';
+import type { WebhookEventType } from '../../webhooks/events';
 import { newSecret } from '../../webhooks/signing';
 import type {
-  AdminWebhook, WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDelivery, WebhookDeliveryStatus, WebhookFields,
-  WebhookStatus,
+  WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDelivery, WebhookDeliveryStatus, WebhookFields,
 } from '../../wire/admin';
 import { page } from './batch';
 import { batchRoute, getRow, readDeleteRoutes, Resource, scopeOf } from './resource';
-
-interface Row {
-  id: string;
-  url: string;
-  description: string | null;
-  event_types: WebhookEventType[];
-  status: WebhookStatus;
-  /** Sealed (ctx.secrets), except in the reply to its creation. */
-  secret: string;
-  created: Date;
-  updated: Date;
-}
-
-const COLS = 'id, url, description, event_types, status, secret, created, updated';
-// The secret is never shown again after creation (or rotation).
-const webhookJson = (r: Row): AdminWebhook => ({
-  id: r.id, url: r.url, description: r.description, eventTypes: r.event_types, status: r.status,
-  created: r.created.toISOString(), updated: r.updated.toISOString(),
-});
-const WEBHOOKS: Resource<Row> = {
-  path: '/admin/v1/webhooks',
-  table: 'webhooks',
-  cols: COLS,
-  order: 'seq',
-  noun: 'Webhook',
-  plain: true,
-  json: webhookJson,
-};
-
-/** The endpoint's URL as stored, or why it is refused. */
-function checkUrl(raw: string): { url: string } | string {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return 'url must be an absolute http or https URL';
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'url must be an absolute http or https URL';
-  return { url: u.toString() };
-}
-
-/** Each type once, in the documented order. */
-const normalTypes = (types: WebhookEventType[]) => WEBHOOK_EVENT_TYPES.filter((t) => types.includes(t));
+import { createWebhook, updateWebhook, webhookJson, WEBHOOKS } from './writes/webhooks';
 
 interface DeliveryRow {
   id: string;
@@ -112,35 +68,10 @@ export function webhookRoutes(ctx: Ctx): Route[] {
       WEBHOOKS,
       'post',
       typia.createValidate<WebhookFields>(),
-      async (c, { tenant }, item) => {
-        const url = checkUrl(item.url);
-        if (typeof url === 'string') return url;
-        const secret = newSecret();
-        const { rows } = await c.query<Row>(
-          `INSERT INTO webhooks (id, tenant_id, url, description, event_types, status, secret, created, updated)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLS}`,
-          [randomUUID(), tenant.id, url.url, item.description ?? null, normalTypes(item.eventTypes), item.status ?? 'active', ctx.secrets.seal(secret), now()],
-        );
-        // Stored sealed; answered once in the clear.
-        return { ...rows[0]!, secret };
-      },
+      (c, s, item) => createWebhook(ctx, c, s, item),
       (r): WebhookWithSecret => ({ ...webhookJson(r), secret: r.secret }),
     ),
-    batchRoute(ctx, WEBHOOKS, 'patch', typia.createValidate<PatchWebhook>(), async (c, s, item) => {
-      const row = await getRow(c, WEBHOOKS, s, item.id.toLowerCase());
-      if (!row) return 'Webhook not found';
-      const url = checkUrl(item.url ?? row.url);
-      if (typeof url === 'string') return url;
-      const { rows } = await c.query<Row>(
-        `UPDATE webhooks SET url = $3, description = $4, event_types = $5, status = $6, updated = $7
-         WHERE tenant_id = $1 AND id = $2 RETURNING ${COLS}`,
-        [
-          s.tenant.id, row.id, url.url, item.description !== undefined ? item.description : row.description,
-          item.eventTypes ? normalTypes(item.eventTypes) : row.event_types, item.status ?? row.status, now(),
-        ],
-      );
-      return rows[0]!;
-    }),
+    batchRoute(ctx, WEBHOOKS, 'patch', typia.createValidate<PatchWebhook>(), (c, s, item) => updateWebhook(ctx, c, s, item)),
     {
       method: 'post',
       pattern: '/admin/v1/webhooks/:id/rotate-secret',

@@ -11,6 +11,7 @@ import type {
   StreakDistribution, AchievementCompletionRate, ExperimentQuery, ExperimentAnalytics, LeaderboardRunStats,
   RetentionSettings, RetentionSettingsResponse,
   AdminApiKey, AdminApiKeyWithSecret, CreateAdminKey, PatchAdminKey, AuditPage, AuditQuery,
+  ConfigDocument, ConfigHistoryEntry, ConfigPlan, ConfigQuery, ConfigRevert,
 } from '../../wire/admin';
 import type { Operation, Unit } from './document';
 
@@ -388,5 +389,43 @@ export const adminOperations: Operation[] = [
     description: 'One entry per successful write: time, acting key (id and prefix), tenant, route, resource, action, and for updates the changed fields before and after (secrets masked). Filters combine; pass `nextCursor` as `cursor` for older entries.',
     query: typia.json.schema<AuditQuery>(),
     responses: { 200: { description: 'A page of entries', schema: typia.json.schema<AuditPage>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/config', operationId: 'admin_config_get', tag: 'Admin: environments', auth: admin,
+    summary: "The tenant's whole configuration as one document",
+    description: 'Metrics, attributes, achievements, points systems (levels, triggers, boosts not aimed at one user), streak settings, ' +
+      'leaderboards, retention settings and webhooks, with no ids (references by key: metricKey, pointsSystemKey, prerequisiteKeys…) ' +
+      'and no secrets, in a fixed order: two pulls of an unchanged tenant are byte-identical. See docs/environments.md.',
+    responses: { 200: { description: 'The document, with the config version it was read at', schema: typia.json.schema<ConfigDocument>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/config/plan', operationId: 'admin_config_plan', tag: 'Admin: environments', auth: admin,
+    summary: 'What applying a document would change, applying nothing',
+    description: 'Creations, updates with each changed field (before and after) and deletions (only with prune=true: otherwise what the ' +
+      'document lacks stays). 422 with the path of every problem: invalid fields, dangling references, changes the Admin API refuses.',
+    query: typia.json.schema<ConfigQuery>(),
+    body: typia.json.schema<ConfigDocument>(),
+    responses: { 200: { description: 'The plan (version: the one planned against)', schema: typia.json.schema<ConfigPlan>() } },
+  },
+  {
+    method: 'put', path: '/admin/v1/config', operationId: 'admin_config_apply', tag: 'Admin: environments', auth: admin,
+    summary: 'Apply a document as one new config version',
+    description: 'All or nothing: events see the configuration before or after, never a mix. `If-Match: <version>` answers 412 when ' +
+      'the tenant changed since; 422 names the path of every problem; either way nothing is applied. A document that changes nothing ' +
+      'makes no version. A webhook keeps its secret; a created one gets a new secret (rotate it to read it).',
+    query: typia.json.schema<ConfigQuery>(),
+    body: typia.json.schema<ConfigDocument>(),
+    responses: { 200: { description: 'The plan applied (version: the new one)', schema: typia.json.schema<ConfigPlan>() } },
+  },
+  {
+    method: 'get', path: '/admin/v1/config/history', operationId: 'admin_config_history', tag: 'Admin: environments', auth: admin,
+    summary: 'The config versions made by applying documents, newest first',
+    responses: { 200: { description: 'The versions', schema: typia.json.schema<ConfigHistoryEntry[]>() } },
+  },
+  {
+    method: 'post', path: '/admin/v1/config/revert', operationId: 'admin_config_revert', tag: 'Admin: environments', auth: admin,
+    summary: "Apply an earlier version's document again (pruning what it lacks) as a new version",
+    body: typia.json.schema<ConfigRevert>(),
+    responses: { 200: { description: 'The plan applied', schema: typia.json.schema<ConfigPlan>() } },
   },
 ];
