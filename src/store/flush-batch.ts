@@ -283,7 +283,7 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
   }
   if (batch.operations.length) {
     const { rows } = await c.query<{ id: string }>(
-      `INSERT INTO flushed_operations (id, tenant_id) SELECT x, $1 FROM unnest($2::uuid[]) AS x ON CONFLICT (id) DO NOTHING RETURNING id`,
+      `INSERT INTO flushed_operations (id, tenant_id) SELECT x, $1 FROM unnest($2::uuid[]) AS x ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
       [tenantId, batch.operations],
     );
     for (const r of rows) first.add(r.id);

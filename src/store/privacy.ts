@@ -26,7 +26,7 @@ export function erasureHash(tenantId: string, userId: string): string {
 /** Tables whose rows belong to one user (`user_id`), emptied by an erasure. */
 const USER_TABLES = [
   'events', 'points_awards', 'achievement_completions', 'streak_pauses', 'streak_periods',
-  'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections',
+  'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections', 'event_days',
 ] as const;
 
 /**
