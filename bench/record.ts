@@ -64,6 +64,8 @@ async function main(): Promise<void> {
     await db.query('CHECKPOINT');
     const s0 = await sizes(db, schema);
     const [w0, c0] = [await wal(), await postgresCpu(db)];
+    const lsn = async () => (await db.query('SELECT pg_current_wal_lsn()::text AS l')).rows[0].l as string;
+    const lsn0 = await lsn();
     while ((await count()) < EVENTS) {
       await runLoad('events', { method: 'POST', path: '/v1/metrics/{metric}/event', body: 'event', apiKey: adminKey, idempotent: true },
         { url, seconds: 10, connections: 32, users: USERS, tag: id });
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
     await until(async () => (await lag()) === 0, 300_000);
     const n = await count();
     const [w1, c1] = [await wal(), await postgresCpu(db)];
+    process.stderr.write(`record: WAL from ${lsn0} to ${await lsn()} (pg_waldump -s/-e breaks it down by relation)\n`);
     const s1 = await sizes(db, schema);
     const tables = ['events', 'points_awards', 'leaderboard_events', 'user_state', 'users', 'board_entries', 'streak_periods', 'achievement_completions', 'flushed_operations'];
     const total = (s: Map<string, number>) => tables.reduce((a, t) => a + (s.get(t) ?? 0), 0);
