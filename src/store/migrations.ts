@@ -641,14 +641,13 @@ const MIGRATIONS: string[] = [
   ALTER TABLE flushed_operations ADD PRIMARY KEY (tenant_id, id);
   `,
   `
-  -- A user's hash (about 1.2 KB of JSON, a third of it stream versions that
-  -- share their leading digits) is rewritten by every batch touching the
-  -- user: kept compressed in its row (lz4, never moved out to TOAST) and
-  -- with room on its page, so the rewrite stays on the page (a HOT update:
-  -- no new index entry) and the page's older versions are reclaimed as it
-  -- fills. Rows written before are compressed when next rewritten.
+  -- A user's hash (about 1.2 KB of JSON) is rewritten by every batch
+  -- touching the user: room is left on its page, so the rewrite mostly
+  -- stays there (a HOT update: no new index entry, and the page's older
+  -- versions are reclaimed as it fills, without a vacuum). A hash past
+  -- Postgres's 2 KB threshold is compressed with lz4 and kept in its row.
   ALTER TABLE user_state ALTER COLUMN fields SET STORAGE MAIN, ALTER COLUMN fields SET COMPRESSION lz4;
-  ALTER TABLE user_state SET (toast_tuple_target = 128, fillfactor = 70);
+  ALTER TABLE user_state SET (fillfactor = 70);
   `,
 ];
 
