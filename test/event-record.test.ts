@@ -143,3 +143,16 @@ t.test('a database written before the partitions is migrated by start without lo
   t.equal((await perPartition(s)).events_202603, 2, 'a new event joins them');
   t.equal((await sql(s, 'SELECT count(*)::int AS n FROM flushed_operations'))[0].n, 1, 'stored operations kept under their new key');
 });
+
+t.test('ids and keys with quotes, backslashes, braces, commas and spaces, or spelled NULL, are stored as sent', async (t) => {
+  const s = await startServer(t);
+  await s.metrics(['steps']);
+  const odd = ['we"ird \\ {id}, x', 'NULL', 'null', ' lead'];
+  for (const [i, u] of odd.entries()) {
+    const r = await s.event('steps', { user: { id: u }, value: i + 1 }, { headers: { 'Idempotency-Key': `k "${i}" \\ {,}` } });
+    t.equal(r.status, 201, `user ${JSON.stringify(u)}`);
+  }
+  await s.drain();
+  const rows = await sql<{ user_id: string; idempotency_key: string; value: string }>(s, 'SELECT user_id, idempotency_key, value::text FROM events ORDER BY value');
+  t.same(rows.map((r) => [r.user_id, r.idempotency_key, r.value]), odd.map((u, i) => [u, `k "${i}" \\ {,}`, String(i + 1)]));
+});
