@@ -45,7 +45,8 @@ async function main(): Promise<void> {
   const schema = `record_${id}`;
   const adminKey = `admin_bench.${randomBytes(16).toString('hex')}`;
   const port = await freePort();
-  const proc = spawn(process.execPath, ['dist/src/main.js'], {
+  // BENCH_LAUREL_MAIN: another build's main.js (the previous version, for a before/after on the same machine state).
+  const proc = spawn(process.execPath, [process.env.BENCH_LAUREL_MAIN ?? 'dist/src/main.js'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL, DATABASE_SCHEMA: schema,

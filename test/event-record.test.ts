@@ -94,6 +94,8 @@ t.test('an erased user leaves nothing in any partition; a removed tenant empties
   await s.app.scheduler.runOnce(); // February folds into event_days; June waits in the default partition
   t.equal((await sql(s, `SELECT count(*)::int AS n FROM event_days WHERE user_id = 'gone'`))[0].n, 2, 'daily sums of the dropped month, both tenants');
   t.match(await perPartition(s), { events_202606: 3, events_default: 0 }, 'a month beyond those made ahead, made for its rows');
+  const exported = await s.call('GET', '/admin/v1/users/gone/export');
+  t.same(exported.body.eventDays, [{ metric: 'steps', date: '2026-02-10', events: 1, value: 5 }], "the export holds the dropped month's daily sums");
 
   t.equal((await s.call('DELETE', '/admin/v1/users/gone')).status, 200);
   const gone = await perPartition(s, `tenant_id = $1 AND user_id = 'gone'`, [DEFAULT_TENANT_ID]);
