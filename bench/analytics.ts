@@ -6,6 +6,7 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
+import { makePartitions } from '../src/store/event-partitions';
 import { purgeKeys } from '../src/redis/purge';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 import { DailyRollups } from '../src/store/rollups';
@@ -65,6 +66,8 @@ async function main(): Promise<void> {
        SELECT $1, 'u' || g, CASE WHEN g % 10 = 0 THEN '{"cg": ["1", 1]}'::jsonb ELSE '{}'::jsonb END FROM generate_series(1, $2) g`,
       [tenant, USERS],
     );
+    // Each month of the year in its partition, as Laurel would have made them over the year.
+    for (let at = Date.parse(FROM); at <= Date.parse(TO); at += 28 * 86_400_000) await makePartitions(app.ctx.db, at, null);
     // Each event: a random user, metric and moment of the year; one points award per event, by one of three triggers.
     await db.query(
       `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at)

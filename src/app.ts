@@ -4,6 +4,7 @@ import type { Logger } from './log';
 import type { Ctx } from './context';
 import { createPool, ensureDatabase } from './store/db';
 import { migrate } from './store/migrations';
+import { makePartitions } from './store/event-partitions';
 import { createRedis, createSubscriber } from './redis/client';
 import { Keys } from './redis/keys';
 import { Engine } from './engine';
@@ -116,6 +117,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   db.on('error', (err) => log.warn('postgres idle client error', { err: err.message }));
   const applied = await migrate(db, config.databaseSchema);
   if (applied) log.info('database migrated', { applied });
+  await makePartitions(db, clock.now(), config.eventRetentionDays);
   if (roles.background) await warnWithoutAutovacuum(db, log);
 
   const redis = createRedis(config, log, 'laurel');

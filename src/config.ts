@@ -52,6 +52,8 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookPollMs: number;
   webhookRetentionDays: number;
+  /** Raw event records older than this many days are dropped, a month's partition at a time (null: kept forever). */
+  eventRetentionDays: number | null;
   /** Live updates (`GET /v1/live`): see src/live. */
   live: LiveConfig;
   /** Seals stored credentials (32 bytes, hex or base64); unset: a key generated once and kept in Postgres. */
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: intVar(env, 'WEBHOOK_RETRY_BASE_MS', 60_000, 1, 86_400_000),
     webhookPollMs: intVar(env, 'WEBHOOK_POLL_MS', 1000, 10, 3_600_000),
     webhookRetentionDays: intVar(env, 'WEBHOOK_RETENTION_DAYS', 7, 1, 3650),
+    eventRetentionDays: env.EVENT_RETENTION_DAYS ? intVar(env, 'EVENT_RETENTION_DAYS', 0, 1, 36_500) : null,
     live: {
       tokenSecret: env.LIVE_TOKEN_SECRET || undefined,
       tokenTtlMs: intVar(env, 'LIVE_TOKEN_TTL_SECONDS', 300, 10, 86_400) * 1000,

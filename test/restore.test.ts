@@ -2,6 +2,8 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { purgePrefix, sharedRedis, startServer, TestServer } from './helpers/harness';
+import { scanKeys } from '../src/redis/client';
+import { LAST_CHANGE_FIELD } from '../src/domain/user-hash';
 
 /** Every read a user of the sample can make, as served now. */
 async function reads(s: TestServer, users: string[]) {
@@ -18,6 +20,28 @@ async function reads(s: TestServer, users: string[]) {
   for (const p of ['/v1/achievements', '/v1/leaderboards', '/v1/leaderboards/all-time?limit=50', '/v1/leaderboards/daily-top', '/v1/points/xp/summary', '/v1/points/xp/level-summary', `/v1/streaks?userIds=${users.join(',')}`]) {
     await get(p);
   }
+  return out;
+}
+
+/**
+ * The Redis state a restore rebuilds: each user's hash (but `lc`, the stream
+ * position of the user's last change, which a rebuilt Redis has no use for:
+ * all of it is in Postgres) and each leaderboard's members with their scores.
+ */
+async function redisState(s: TestServer, users: string[]): Promise<Record<string, unknown>> {
+  const r = s.app.ctx.redis;
+  const tk = s.app.ctx.keys.tenant(0);
+  const out: Record<string, unknown> = {};
+  for (const u of users) {
+    const h = await r.hgetall(tk.user(u));
+    delete h[LAST_CHANGE_FIELD];
+    out[`user ${u}`] = Object.fromEntries(Object.entries(h).sort(([x], [y]) => (x < y ? -1 : 1)));
+  }
+  const boards: string[] = [];
+  await scanKeys(r, `${tk.boardPrefix}*`, async (keys) => {
+    boards.push(...keys);
+  });
+  for (const k of boards.sort()) out[`board ${k.slice(tk.boardPrefix.length)}`] = await r.zrange(k, 0, -1, 'WITHSCORES');
   return out;
 }
 
@@ -70,6 +94,7 @@ t.test('an emptied Redis is rebuilt from Postgres and every read answers as befo
 
   await a.drain();
   const before = await reads(a, users);
+  const stateBefore = await redisState(a, users);
 
   // Redis loses everything; a new server starts on the same database.
   await a.app.close();
@@ -78,6 +103,10 @@ t.test('an emptied Redis is rebuilt from Postgres and every read answers as befo
   b.clock.set(a.clock.now());
   const after = await reads(b, users);
   for (const key of Object.keys(before)) t.same(after[key], before[key], key);
+  // Underneath the reads, the state itself: every field of every user hash, every board member and score.
+  const stateAfter = await redisState(b, users);
+  for (const key of Object.keys(stateBefore)) t.same(stateAfter[key], stateBefore[key], `restored field by field: ${key}`);
+  t.same(Object.keys(stateAfter).sort(), Object.keys(stateBefore).sort(), 'no board or user more or less');
 
   // Idempotency keys survived, and the state carries on where it was.
   const again = await b.event('steps', { user: { id: 'u1' }, value: 150 }, { headers: { 'Idempotency-Key': 'u1-2026-03-10' } });

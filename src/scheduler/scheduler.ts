@@ -19,6 +19,7 @@ import { streakCall } from '../services/streak-calls';
 import { retentionPass } from './retention';
 import { PERCENTILES_REFRESH_MS, refreshPercentiles } from '../store/wrapped-percentiles';
 import { ZONE_FIELD } from '../domain/user-hash';
+import { EventRecordUpkeep } from './event-record';
 
 const BATCH = 500;
 /** Users a streak sweep visits per scheduler pass. */
@@ -45,6 +46,8 @@ export class Scheduler {
   private readonly percentilesAt = new Map<string, { at: number; yearAt: number }>();
   /** When the audit log's retention was last applied (by this process). */
   private auditPrunedAt = -Infinity;
+  /** The events table's partitions: made ahead, dropped past EVENT_RETENTION_DAYS. */
+  private readonly eventRecord: EventRecordUpkeep;
 
   constructor(
     private readonly ctx: Ctx,
@@ -52,6 +55,7 @@ export class Scheduler {
   ) {
     this.lease = new Lease(ctx.redis, ctx.keys.schedulerLease, Math.max(5000, intervalMs * 5));
     this.rollups = new DailyRollups(ctx);
+    this.eventRecord = new EventRecordUpkeep(ctx, this.rollups);
   }
 
   start(): void {
@@ -88,6 +92,7 @@ export class Scheduler {
   /** Do everything that is due now, lease or not (tests call this directly). */
   async runOnce(): Promise<number> {
     let visited = 0;
+    await this.eventRecord.run().catch((err) => this.ctx.log.warn('event partition upkeep failed', { err: (err as Error).message }));
     for (const t of await this.ctx.tenants.all()) {
       await this.leaderboards(t);
       await announceRuns(this.ctx, t, this.ctx.clock.now());

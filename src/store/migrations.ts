@@ -735,12 +735,78 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (tenant_id, version)
   );
   `,
+  `
+  -- The event record partitioned by time (store/event-partitions.ts): one
+  -- partition per UTC month of occurred_at, made ahead of time by Laurel (at
+  -- start and by the scheduler) and dropped whole past EVENT_RETENTION_DAYS.
+  -- Same name, columns and order as before, so every read is unchanged. Its
+  -- keys lead with the tenant (a distribution column for Citus) and hold the
+  -- partition key, as Postgres requires of a partitioned unique index.
+  -- The default partition only catches a row no month was made for (a
+  -- clock far off); the scheduler moves such rows into their month.
+  ALTER TABLE events RENAME TO events_unpartitioned;
+  ALTER INDEX events_once RENAME TO events_unpartitioned_once;
+  ALTER INDEX events_by_user_metric_date RENAME TO events_unpartitioned_by_user;
+  CREATE TABLE events (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    metric_id uuid NOT NULL,
+    value numeric NOT NULL,
+    total numeric NOT NULL,
+    local_date date NOT NULL,
+    occurred_at timestamptz NOT NULL,
+    idempotency_key text,
+    attributes jsonb
+  ) PARTITION BY RANGE (occurred_at);
+  CREATE UNIQUE INDEX events_once ON events (tenant_id, occurred_at, id) INCLUDE (metric_id, user_id, value);
+  CREATE INDEX events_by_user_metric_date ON events (tenant_id, user_id, metric_id, local_date);
+  CREATE TABLE events_default PARTITION OF events DEFAULT;
+  DO $$
+  DECLARE m timestamp;
+  BEGIN
+    FOR m IN SELECT DISTINCT date_trunc('month', occurred_at AT TIME ZONE 'UTC') FROM events_unpartitioned LOOP
+      EXECUTE format('CREATE TABLE %I PARTITION OF events FOR VALUES FROM (%L) TO (%L)',
+        'events_' || to_char(m, 'YYYYMM'), m AT TIME ZONE 'UTC', (m + interval '1 month') AT TIME ZONE 'UTC');
+    END LOOP;
+  END $$;
+  INSERT INTO events SELECT id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes
+    FROM events_unpartitioned;
+  DROP TABLE events_unpartitioned;
+
+  -- A user's daily event sums of the months whose raw events retention
+  -- dropped (folded in by the same transaction that drops them): the
+  -- metric event summaries read them beside the events still kept.
+  CREATE TABLE event_days (
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    metric_id uuid NOT NULL,
+    local_date date NOT NULL,
+    events integer NOT NULL,
+    value numeric NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, metric_id, local_date)
+  );
+
+  -- Keys lead with the tenant (Citus: co-located with the tenant's other rows).
+  ALTER TABLE flushed_operations DROP CONSTRAINT flushed_operations_pkey;
+  ALTER TABLE flushed_operations ADD PRIMARY KEY (tenant_id, id);
+  `,
+  `
+  -- A user's hash (about 1.2 KB of JSON) is rewritten by every batch
+  -- touching the user: room is left on its page, so the rewrite mostly
+  -- stays there (a HOT update: no new index entry, and the page's older
+  -- versions are reclaimed as it fills, without a vacuum). A hash past
+  -- Postgres's 2 KB threshold is compressed with lz4 and kept in its row.
+  ALTER TABLE user_state ALTER COLUMN fields SET STORAGE MAIN, ALTER COLUMN fields SET COMPRESSION lz4;
+  ALTER TABLE user_state SET (fillfactor = 70);
+  `,
 ];
 
 /** Tables without a foreign key to tenants (see the migration above): a tenant's removal empties them itself. */
-export const TENANT_ROW_TABLES = ['events', 'points_awards', 'leaderboard_events', 'achievement_completions', 'streak_periods', 'board_entries'] as const;
+export const TENANT_ROW_TABLES = ['events', 'points_awards', 'leaderboard_events', 'achievement_completions', 'streak_periods', 'board_entries', 'event_days'] as const;
 
-export async function migrate(db: Pool, schema: string): Promise<number> {
+/** Apply the migrations not applied yet (up to version `upTo`: a test of an upgrade starts on an older schema). */
+export async function migrate(db: Pool, schema: string, upTo = MIGRATIONS.length): Promise<number> {
   return tx(db, async (c) => {
     await c.query(`SELECT pg_advisory_xact_lock(hashtext('laurel-migrate:' || $1))`, [schema]);
     await c.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -749,10 +815,10 @@ export async function migrate(db: Pool, schema: string): Promise<number> {
       version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await c.query<{ v: number | null }>('SELECT max(version) AS v FROM laurel_migrations');
     const from = rows[0]?.v ?? 0;
-    for (let v = from + 1; v <= MIGRATIONS.length; v++) {
+    for (let v = from + 1; v <= upTo; v++) {
       await c.query(MIGRATIONS[v - 1]!);
       await c.query('INSERT INTO laurel_migrations (version) VALUES ($1)', [v]);
     }
-    return MIGRATIONS.length - from;
+    return Math.max(0, upTo - from);
   });
 }

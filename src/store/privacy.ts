@@ -27,7 +27,7 @@ export function erasureHash(tenantId: string, userId: string): string {
 /** Tables whose rows belong to one user (`user_id`), emptied by an erasure. */
 const USER_TABLES = [
   'events', 'points_awards', 'achievement_completions', 'streak_pauses', 'streak_periods',
-  'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections', 'rollup_user_days', 'rollup_users', 'messages',
+  'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections', 'rollup_user_days', 'rollup_users', 'messages', 'event_days',
 ] as const;
 
 /**
@@ -300,6 +300,10 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
     `SELECT id, metric_id, value, total, to_char(local_date, 'YYYY-MM-DD') AS local_date, occurred_at, idempotency_key, attributes
      FROM events WHERE tenant_id = $1 AND user_id = $2 ORDER BY occurred_at, id`,
   );
+  const eventDays = await q<{ metric_id: string; local_date: string; events: number; value: string }>(
+    `SELECT metric_id, to_char(local_date, 'YYYY-MM-DD') AS local_date, events, value FROM event_days
+     WHERE tenant_id = $1 AND user_id = $2 ORDER BY local_date, metric_id`,
+  );
   const boosts = await q<{ id: string; system_id: string; name: string; start: string; end: string | null; multiplier: string }>(
     `SELECT id, system_id, name, to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS "end", multiplier
      FROM points_boosts WHERE tenant_id = $1 AND user_id = $2 ORDER BY seq`,
@@ -334,6 +338,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
       id: e.id, metric: metricKey(e.metric_id), value: Number(e.value), total: Number(e.total), date: e.local_date,
       at: e.occurred_at.toISOString(), idempotencyKey: e.idempotency_key, attributes: e.attributes ?? {},
     })),
+    eventDays: eventDays.map((d) => ({ metric: metricKey(d.metric_id), date: d.local_date, events: d.events, value: Number(d.value) })),
     boosts: boosts.map((b) => ({ id: b.id, points: systemKey(b.system_id), name: b.name, start: b.start, end: b.end, multiplier: Number(b.multiplier) })),
     apiKeys: keys.map((k) => ({ id: k.id, prefix: k.prefix, created: k.created.toISOString() })),
     webhookDeliveries: deliveries.map((d) => ({

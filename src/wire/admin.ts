@@ -642,6 +642,8 @@ export interface UserExport {
     results: { key: string | null; run: number; group: string[]; rank: number; value: number }[];
   };
   events: { id: string; metric: string | null; value: number; total: number; date: IsoDate; at: IsoDateTime; idempotencyKey: string | null; attributes: Record<string, string> }[];
+  /** Daily sums per metric of the user's events whose raw records were dropped past EVENT_RETENTION_DAYS. */
+  eventDays: { metric: string | null; date: IsoDate; events: number; value: number }[];
   /** Points boosts aimed at this user. */
   boosts: { id: string; points: string | null; name: string; start: IsoDate; end: IsoDate | null; multiplier: number }[];
   /** Application API keys bound to the user (never the secret). */

@@ -24,12 +24,18 @@ export function summaryRange(q: URLSearchParams): { unit: Aggregation; start: nu
 
 /** What a summary adds up: metric event values, or points awards. */
 export interface SummarySource {
-  table: 'events' | 'points_awards';
+  /** A table, or a subquery with the same columns. */
+  table: string;
   value: 'value' | 'awarded';
   /** The column naming the metric or points system. */
   of: 'metric_id' | 'system_id';
 }
-export const METRIC_EVENTS: SummarySource = { table: 'events', value: 'value', of: 'metric_id' };
+/** Events still kept, and the daily sums of those retention dropped (store/event-partitions.ts). */
+export const METRIC_EVENTS: SummarySource = {
+  table: '(SELECT tenant_id, user_id, metric_id, local_date, value FROM events UNION ALL SELECT tenant_id, user_id, metric_id, local_date, value FROM event_days) AS x',
+  value: 'value',
+  of: 'metric_id',
+};
 export const POINTS_AWARDS: SummarySource = { table: 'points_awards', value: 'awarded', of: 'system_id' };
 
 /**

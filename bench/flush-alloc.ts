@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { startApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { systemClock } from '../src/clock';
+import { createLogger } from '../src/log';
+import { DEFAULT_TENANT_ID } from '../src/store/migrations';
+import type { StreamEntry } from '../src/store/flush-batch';
+import { seedConfig, seedUsers, ZONES } from './seed';
+import { METRICS } from './load';
+
+/**
+ * `npm run bench:flush-alloc`: the flusher's Node work per record, alone.
+ * Real change records (the realistic configuration, BENCH_USERS users,
+ * BENCH_EVENTS events from an HTTP-only server, so nothing flushes them)
+ * are collected into batches and turned into query parameters (serialised
+ * as pg would) against a client that answers without Postgres: bytes
+ * allocated and CPU per record. BENCH_FLUSH_BATCH_MODULE names another
+ * build's flush-batch.js to compare. Run node with --expose-gc and a young
+ * generation large enough that no collection happens while it counts.
+ */
+const USERS = Number(process.env.BENCH_USERS ?? 2000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 4000);
+const BATCH = 500;
+const ROUNDS = 20;
+
+type FlushBatch = typeof import('../src/store/flush-batch');
+
+async function main(): Promise<void> {
+  const id = randomBytes(4).toString('hex');
+  const adminKey = `admin_bench.${randomBytes(16).toString('hex')}`;
+  const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_SCHEMA: `alloc_${id}`, REDIS_KEY_PREFIX: `alloc-${id}:`, ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn' });
+  const app = await startApp(config, systemClock, createLogger('warn'), { http: true, background: false });
+  const url = `http://127.0.0.1:${app.port}`;
+  try {
+    await seedConfig(url, adminKey);
+    await seedUsers(url, adminKey, USERS);
+    let sent = 0;
+    const worker = async () => {
+      while (sent < EVENTS) {
+        const n = sent++;
+        const user = `user-${Math.floor(Math.random() * USERS)}`;
+        const headers: Record<string, string> = { 'X-API-KEY': adminKey, 'Content-Type': 'application/json' };
+        if (n % 2) headers['Idempotency-Key'] = `${id}-${n}`;
+        await fetch(`${url}/v1/metrics/${METRICS[n % METRICS.length]}/event`, {
+          method: 'POST', headers, body: JSON.stringify({ user: { id: user, tz: ZONES[n % ZONES.length] }, value: 1 + (n % 20) }),
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const stream = app.ctx.keys.tenant(0).stream;
+    const entries = (await app.ctx.redis.xrange(stream, '-', '+')) as StreamEntry[];
+    const events = entries.filter(([, f]) => f[f.indexOf('k') + 1] === 'ev');
+    const batches: StreamEntry[][] = [];
+    for (let i = 0; i < events.length; i += BATCH) batches.push(events.slice(i, i + BATCH));
+
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => unknown };
+    const modules: [string, string][] = [['this build', '../src/store/flush-batch']];
+    if (process.env.BENCH_FLUSH_BATCH_MODULE) modules.push([process.env.BENCH_FLUSH_BATCH_MODULE, process.env.BENCH_FLUSH_BATCH_MODULE]);
+    let gcs = 0;
+    new PerformanceObserver((list) => (gcs += list.getEntries().length)).observe({ entryTypes: ['gc'] });
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (!gc) throw new Error('run node with --expose-gc');
+    for (const [name, path] of modules) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const fb = require(path) as FlushBatch;
+      const round = async () => {
+        for (const entries of batches) {
+          const batch = new fb.Batch(entries);
+          const client = {
+            query: async (q: string | { text: string; values: unknown[] }, v?: unknown[]) => {
+              const text = typeof q === 'string' ? q : q.text;
+              for (const x of (typeof q === 'string' ? v : q.values) ?? []) prepareValue(x);
+              if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
+              return { rows: [] };
+            },
+          };
+          await fb.writeBatch(client as never, DEFAULT_TENANT_ID, batch);
+        }
+      };
+      for (let i = 0; i < 5; i++) await round();
+      // Allocation: the growth of the heap over one round with no collection in it (the least of several tries).
+      let heap = Infinity;
+      for (let i = 0; i < 5; i++) {
+        gc();
+        await new Promise((r) => setTimeout(r, 20));
+        const gcs0 = gcs;
+        const heap0 = process.memoryUsage().heapUsed;
+        await round();
+        const grown = process.memoryUsage().heapUsed - heap0;
+        await new Promise((r) => setTimeout(r, 20));
+        if (gcs === gcs0) heap = Math.min(heap, grown);
+      }
+      const cpu0 = process.cpuUsage();
+      for (let i = 0; i < ROUNDS; i++) await round();
+      const cpu = process.cpuUsage(cpu0);
+      process.stdout.write(`${name}: ${events.length} event records in ${batches.length} batches; per record ` +
+        `${heap === Infinity ? 'allocation not measured (a collection ran every time: give a larger --max-semi-space-size)' : `${Math.round(heap / events.length)} B allocated`}, ` +
+        `${((cpu.user + cpu.system) / (events.length * ROUNDS)).toFixed(1)} µs CPU\n`);
+    }
+  } finally {
+    await app.ctx.db.query(`DROP SCHEMA IF EXISTS "alloc_${id}" CASCADE`).catch(() => undefined);
+    const keys = await app.ctx.redis.keys(`alloc-${id}:*`);
+    if (keys.length) await app.ctx.redis.del(...keys);
+    await app.close();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,160 @@
+import t from 'tap';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { startServer, TestServer } from './helpers/harness';
+import { migrate, DEFAULT_TENANT_ID } from '../src/store/migrations';
+
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
+/** The schema version before the events table was partitioned by month. */
+const BEFORE_PARTITIONS = 19;
+
+/** Rows per partition of events (partition name -> rows matching `where`). */
+async function perPartition(s: TestServer, where = 'true', args: unknown[] = []): Promise<Record<string, number>> {
+  const db = new Pool({ connectionString: DATABASE_URL, max: 1, options: `-c search_path=${s.schema}` });
+  try {
+    const { rows } = await db.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass ORDER BY 1`,
+    );
+    const out: Record<string, number> = {};
+    for (const { name } of rows) out[name] = Number((await db.query(`SELECT count(*) AS n FROM ${name} WHERE ${where}`, args)).rows[0].n);
+    return out;
+  } finally {
+    await db.end();
+  }
+}
+
+async function sql<T = any>(s: TestServer, text: string, args: unknown[] = []): Promise<T[]> {
+  const db = new Pool({ connectionString: DATABASE_URL, max: 1, options: `-c search_path=${s.schema}` });
+  try {
+    return (await db.query(text, args)).rows as T[];
+  } finally {
+    await db.end();
+  }
+}
+
+const summary = (s: TestServer, user: string) =>
+  s.call('GET', `/v1/users/${user}/metrics/steps/event-summary?aggregation=daily&startDate=2026-01-28&endDate=2026-03-12`).then((r) => r.body);
+
+t.test('months are partitions: made ahead at start, events land in theirs, a stray row moves into its month', async (t) => {
+  const s = await startServer(t);
+  await s.metrics(['steps']);
+  const made = Object.keys(await perPartition(s));
+  t.same(made, ['events_202602', 'events_202603', 'events_202604', 'events_202605', 'events_default'], 'the month before, this one and two ahead, and the default');
+  await s.event('steps', { user: { id: 'u1' }, value: 3 });
+  s.clock.set('2025-11-20T10:00:00Z'); // no partition for that month
+  await s.event('steps', { user: { id: 'u1' }, value: 4 });
+  await s.drain();
+  t.match(await perPartition(s), { events_202603: 1, events_default: 1 }, 'a month without a partition lands in the default one');
+  await s.app.scheduler.runOnce();
+  t.match(await perPartition(s), { events_202511: 1, events_202603: 1, events_default: 0 }, 'the scheduler made its month and moved the row');
+  const keys = await sql<{ def: string }>(s, `SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'events'::regclass AND indisunique`);
+  t.match(keys.map((k) => k.def), [/\(tenant_id, occurred_at, id\)/], 'its unique key leads with the tenant');
+});
+
+t.test('EVENT_RETENTION_DAYS drops whole months past the window; summaries and charts answer as before', async (t) => {
+  const s = await startServer(t, { EVENT_RETENTION_DAYS: '30' });
+  await s.metrics(['steps']);
+  const days = ['2026-02-03T09:00:00Z', '2026-02-03T23:30:00Z', '2026-02-20T12:00:00Z', '2026-03-02T08:00:00Z', '2026-03-10T12:00:00Z'];
+  for (const [i, at] of days.entries()) {
+    s.clock.set(at);
+    await s.event('steps', { user: { id: 'u1', tz: 'Asia/Tokyo' }, value: 10 + i });
+    await s.event('steps', { user: { id: 'u2' }, value: 1 });
+  }
+  await s.drain();
+  const charts = () => Promise.all(['events', 'active-users'].map((n) => s.call('GET', `/admin/v1/analytics/${n}?from=2026-02-01&to=2026-03-12`).then((r) => r.body)));
+  const before = { u1: await summary(s, 'u1'), u2: await summary(s, 'u2'), charts: await charts() };
+  t.equal(before.charts[0].length > 0, true);
+
+  s.clock.set('2026-03-31T12:00:00Z'); // 30 days back is 03-01: February is wholly past
+  await s.app.scheduler.runOnce();
+  const left = await perPartition(s);
+  t.notOk('events_202602' in left, "February's partition is dropped");
+  t.equal(left.events_202603, 4, 'March is kept');
+  t.same(await sql(s, `SELECT count(*)::int AS n FROM events WHERE occurred_at < '2026-03-01'`), [{ n: 0 }], 'no raw event of February is left');
+  t.same(await summary(s, 'u1'), before.u1, "a user's daily summary (local dates across the month's edge) is the same");
+  t.same(await summary(s, 'u2'), before.u2);
+  t.same(await charts(), before.charts, 'the analytics charts are the same');
+  const again = await s.call('GET', '/v1/users/u1/metrics/steps/event-summary?aggregation=monthly&startDate=2026-02-01&endDate=2026-03-31');
+  t.same(again.body.map((p: { change: number }) => p.change), [10 + 11 + 12, 13 + 14], 'monthly changes too');
+});
+
+t.test('an erased user leaves nothing in any partition; a removed tenant empties its rows from every partition', async (t) => {
+  const s = await startServer(t, { EVENT_RETENTION_DAYS: '20' });
+  await s.metrics(['steps']);
+  const tenant = (await s.call('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] })).body.created[0];
+  await s.metrics(['steps'], 'acme');
+  for (const at of ['2026-02-10T10:00:00Z', '2026-03-10T10:00:00Z', '2026-06-20T10:00:00Z']) {
+    s.clock.set(at);
+    await s.event('steps', { user: { id: 'gone' }, value: 5 });
+    await s.event('steps', { user: { id: 'kept' }, value: 5 });
+    await s.event('steps', { user: { id: 'gone' }, value: 5 }, { tenant: 'acme' });
+  }
+  await s.drain();
+  s.clock.set('2026-03-25T10:00:00Z');
+  await s.app.scheduler.runOnce(); // February folds into event_days; June waits in the default partition
+  t.equal((await sql(s, `SELECT count(*)::int AS n FROM event_days WHERE user_id = 'gone'`))[0].n, 2, 'daily sums of the dropped month, both tenants');
+  t.match(await perPartition(s), { events_202606: 3, events_default: 0 }, 'a month beyond those made ahead, made for its rows');
+  const exported = await s.call('GET', '/admin/v1/users/gone/export');
+  t.same(exported.body.eventDays, [{ metric: 'steps', date: '2026-02-10', events: 1, value: 5 }], "the export holds the dropped month's daily sums");
+
+  t.equal((await s.call('DELETE', '/admin/v1/users/gone')).status, 200);
+  const gone = await perPartition(s, `tenant_id = $1 AND user_id = 'gone'`, [DEFAULT_TENANT_ID]);
+  t.ok(Object.values(gone).every((n) => n === 0), `no row of the user in any partition: ${JSON.stringify(gone)}`);
+  t.same(await sql(s, `SELECT count(*)::int AS n FROM event_days WHERE tenant_id = $1 AND user_id = 'gone'`, [DEFAULT_TENANT_ID]), [{ n: 0 }], 'nor in the daily sums');
+  t.ok(Object.values(await perPartition(s, `user_id = 'kept'`)).some((n) => n > 0), 'other users keep theirs');
+
+  t.equal((await s.call('DELETE', `/admin/v1/tenants?ids=${tenant.id}`)).status, 200);
+  const left = await perPartition(s, 'tenant_id = $1', [tenant.id]);
+  t.ok(Object.values(left).every((n) => n === 0), `no row of the removed tenant in any partition: ${JSON.stringify(left)}`);
+  t.same(await sql(s, 'SELECT count(*)::int AS n FROM event_days WHERE tenant_id = $1', [tenant.id]), [{ n: 0 }]);
+});
+
+t.test('a database written before the partitions is migrated by start without loss', async (t) => {
+  const schema = `test_up_${randomBytes(5).toString('hex')}`;
+  const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
+  await migrate(db, schema, BEFORE_PARTITIONS);
+  // What the previous version wrote: a metric, a user, events of two months (one with an idempotency key).
+  const metric = randomUUID();
+  await db.query(`SET search_path TO "${schema}"`);
+  await db.query(`INSERT INTO metrics (id, tenant_id, slot, key, name, unit_type, units, created, updated) VALUES ($1, $2, 1, 'steps', 'Steps', 'number', '', now(), now())`, [metric, DEFAULT_TENANT_ID]);
+  await db.query(`UPDATE tenants SET seq = 1, config_version = 2`);
+  await db.query(`INSERT INTO users (tenant_id, id, tz, created, updated) VALUES ($1, 'old', 'UTC', '2026-01-05', '2026-03-09')`, [DEFAULT_TENANT_ID]);
+  const old = [['2026-01-05T10:00:00Z', 4, 4, null], ['2026-02-14T10:00:00Z', 6, 10, 'key-1'], ['2026-03-09T10:00:00Z', 1, 11, null]] as const;
+  for (const [at, v, total, ik] of old) {
+    await db.query(
+      `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key) VALUES ($1, $2, 'old', $3, $4, $5, $6::timestamptz::date, $6, $7)`,
+      [randomUUID(), DEFAULT_TENANT_ID, metric, v, total, at, ik],
+    );
+  }
+  await db.query(`INSERT INTO flushed_operations (id, tenant_id) VALUES ($1, $2)`, [randomUUID(), DEFAULT_TENANT_ID]);
+  await db.query('RESET search_path');
+
+  const s = await startServer(t, { DATABASE_SCHEMA: schema });
+  t.teardown(async () => {
+    await s.app.close();
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.end();
+  });
+  t.match(await perPartition(s), { events_202601: 1, events_202602: 1, events_202603: 1, events_default: 0 }, 'each old row in its month');
+  const listed = (await s.call('GET', '/admin/v1/users/old/events')).body;
+  t.same(listed.map((e: { value: number }) => e.value), [1, 6, 4], "the user's events, newest first");
+  const chart = await s.call('GET', '/admin/v1/analytics/events?from=2026-01-01&to=2026-03-31');
+  t.same(chart.body.map((p: { date: string; total: number }) => [p.date, p.total]), [['2026-01-05', 4], ['2026-02-14', 6], ['2026-03-09', 1]], 'the analytics read them');
+  await s.event('steps', { user: { id: 'old' }, value: 2 });
+  await s.drain();
+  t.equal((await perPartition(s)).events_202603, 2, 'a new event joins them');
+  t.equal((await sql(s, 'SELECT count(*)::int AS n FROM flushed_operations'))[0].n, 1, 'stored operations kept under their new key');
+});
+
+t.test('ids and keys with quotes, backslashes, braces, commas and spaces, or spelled NULL, are stored as sent', async (t) => {
+  const s = await startServer(t);
+  await s.metrics(['steps']);
+  const odd = ['we"ird \\ {id}, x', 'NULL', 'null', ' lead'];
+  for (const [i, u] of odd.entries()) {
+    const r = await s.event('steps', { user: { id: u }, value: i + 1 }, { headers: { 'Idempotency-Key': `k "${i}" \\ {,}` } });
+    t.equal(r.status, 201, `user ${JSON.stringify(u)}`);
+  }
+  await s.drain();
+  const rows = await sql<{ user_id: string; idempotency_key: string; value: string }>(s, 'SELECT user_id, idempotency_key, value::text FROM events ORDER BY value');
+  t.same(rows.map((r) => [r.user_id, r.idempotency_key, r.value]), odd.map((u, i) => [u, `k "${i}" \\ {,}`, String(i + 1)]));
+});
