@@ -1152,6 +1152,42 @@ export type ConfigLeaderboard = Omit<CreateBoard, 'metricId' | 'pointsSystemId' 
 /** A webhook endpoint without its secret (a created one gets a new secret: rotate it to read it). */
 export type ConfigWebhook = WebhookFields;
 
+/** The email channel; `smtpUrl` without its password (the target's stored one is kept). */
+export interface ConfigEmailChannel extends EmailChannelSettings {
+  channel: 'email';
+}
+
+/** The APNs channel without its .p8 `signingKey` (the target's stored one is kept). */
+export interface ConfigApnsChannel extends Omit<ApnsChannelSettings, 'signingKey'> {
+  channel: 'apns';
+}
+
+/** A service account key file without `private_key` and `private_key_id` (the target's stored ones are kept). */
+export interface ConfigFcmServiceAccount {
+  project_id: string & tags.MinLength<1> & tags.MaxLength<200>;
+  client_email: string & tags.MinLength<1> & tags.MaxLength<500>;
+  token_uri: string & tags.MaxLength<2000>;
+  [key: string]: unknown;
+}
+
+export interface ConfigFcmChannel extends Omit<FcmChannelSettings, 'serviceAccount'> {
+  channel: 'fcm';
+  serviceAccount: ConfigFcmServiceAccount;
+}
+
+/** The Expo channel without its `accessToken` (the target's stored one is kept). */
+export interface ConfigExpoChannel extends Omit<ExpoChannelSettings, 'accessToken'> {
+  channel: 'expo';
+}
+
+/** A configured message channel, named by `channel`, less its credentials. */
+export type ConfigChannel = ConfigEmailChannel | ConfigApnsChannel | ConfigFcmChannel | ConfigExpoChannel;
+
+/** A template of the tenant's own for one type (types without one use the shipped default). */
+export interface ConfigTemplate extends MessageTemplateBody {
+  type: MessageType;
+}
+
 /** A tenant's whole configuration. Each kind is optional on input; a pull gives every kind. */
 export interface ConfigResources {
   metrics?: ConfigMetric[] & tags.MaxItems<1000>;
@@ -1162,6 +1198,8 @@ export interface ConfigResources {
   leaderboards?: ConfigLeaderboard[] & tags.MaxItems<1000>;
   retention?: RetentionSettings;
   webhooks?: ConfigWebhook[] & tags.MaxItems<1000>;
+  channels?: ConfigChannel[] & tags.MaxItems<4>;
+  templates?: ConfigTemplate[] & tags.MaxItems<4>;
 }
 
 export interface ConfigDocument {

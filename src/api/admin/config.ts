@@ -56,11 +56,11 @@ async function run(ctx: Ctx, a: Apply): Promise<Reply> {
     if (a.expected !== undefined && a.expected !== version) {
       return { commit: false, value: reply(412, { error: `The configuration is at version ${version}, not ${a.expected}; pull it again` }) };
     }
-    const before = await readResources(c, a.tenant.id);
+    const before = await readResources(c, a.tenant.id, ctx.secrets);
     // Invalid parts are left out of `resources`: the references of the rest are still checked, so every problem is named.
     const found = await applyResources({ ctx, c, scope: { tenant: a.tenant, parentId: null }, prune: a.prune }, before, resources, problems);
     if (found.length) return { commit: false, value: refused(found) };
-    const after = await readResources(c, a.tenant.id);
+    const after = await readResources(c, a.tenant.id, ctx.secrets);
     const plan = diffResources(before, after, version);
     if (!a.commit || !changeCount(plan)) return { commit: false, value: reply(200, plan) };
     // The version the commit makes (maybeConfigTx bumps it once).
@@ -85,7 +85,7 @@ export function configRoutes(ctx: Ctx): Route[] {
         const { tenant } = await caller(ctx, req);
         const doc = await tx(
           ctx.db,
-          async (c): Promise<ConfigDocument> => ({ version: await configVersion(c, tenant.id), resources: resourcesJson(await readResources(c, tenant.id)) }),
+          async (c): Promise<ConfigDocument> => ({ version: await configVersion(c, tenant.id), resources: resourcesJson(await readResources(c, tenant.id, ctx.secrets)) }),
           'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
         );
         return reply(200, doc);

@@ -3,25 +3,24 @@ import { Ctx, identifyAdmin } from '../../context';
 import { check, jsonBody } from '../../http/body';
 import { invalid, notFound, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
-import { storable, unstorablePath, UNSTORABLE_RULE } from '../../http/text';
+import { storable, UNSTORABLE_RULE } from '../../http/text';
 import { NOTIFICATION_TYPES } from '../../domain/retention';
 import { recipientsOf } from '../../domain/messages';
 import { EMAIL_FIELD } from '../../domain/user-hash';
 import { toMap } from '../../domain/users';
-import { ChannelSettingsOf, deleteChannel, deleteTemplate, getChannel, getTemplate, listChannels, listMessages, listTemplates, messageJson, putChannel, putTemplate } from '../../store/messages';
-import { keyProblem } from '../../messages/providers/jwt';
+import { ChannelSettingsOf, deleteChannel, deleteTemplate, getChannel, getTemplate, listChannels, listMessages, listTemplates, messageJson } from '../../store/messages';
 import { renderMessage, templateOf, templateProblem } from '../../messages/render';
 import { messageVariables } from '../../messages/variables';
 import { removeTokens, sendOn } from '../../messages/sender';
 import type { UnsubscribeLinks } from '../../messages/unsubscribe';
 import type { Tenant } from '../../store/tenants';
 import { page } from './batch';
+import { MESSAGE_CHANNELS, saveChannel, saveTemplate } from './writes/messages';
 import type {
   ChannelTestBody, ChannelTestResult, MessageChannel, MessageStatus, MessageTemplate, MessageTemplateBody, MessageType, PreviewBody,
   RemovedMessageSetting,
 } from '../../wire/admin';
 
-export const MESSAGE_CHANNELS: MessageChannel[] = ['email', 'apns', 'fcm', 'expo'];
 const REDACTED = '[redacted]';
 
 const validators: { [K in MessageChannel]: (x: unknown) => typia.IValidation<ChannelSettingsOf[K]> } = {
@@ -36,47 +35,6 @@ const validatePreview = typia.createValidate<PreviewBody>();
 const isType = typia.createIs<MessageType>();
 const isChannel = typia.createIs<MessageChannel>();
 const isStatus = typia.createIs<MessageStatus>();
-
-function httpUrlProblem(name: string, raw: string | undefined): string | null {
-  if (raw === undefined) return null;
-  try {
-    const u = new URL(raw);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? null : `${name} must be an http or https URL`;
-  } catch {
-    return `${name} must be an absolute URL`;
-  }
-}
-
-/** What a channel's settings must satisfy beyond their shape, or null. */
-function channelProblem(kind: MessageChannel, s: ChannelSettingsOf[MessageChannel]): string | null {
-  const bad = unstorablePath(s, 'body');
-  if (bad) return `${bad} ${UNSTORABLE_RULE}`;
-  switch (kind) {
-    case 'email': {
-      const e = s as ChannelSettingsOf['email'];
-      try {
-        const u = new URL(e.smtpUrl);
-        if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') return 'smtpUrl must be an smtp:// or smtps:// URL';
-        if (!u.hostname) return 'smtpUrl must name a host';
-      } catch {
-        return 'smtpUrl must be an smtp:// or smtps:// URL';
-      }
-      return null;
-    }
-    case 'apns': {
-      const a = s as ChannelSettingsOf['apns'];
-      const k = keyProblem(a.signingKey, 'ec');
-      return k ? `signingKey ${k}` : httpUrlProblem('endpoint', a.endpoint);
-    }
-    case 'fcm': {
-      const f = s as ChannelSettingsOf['fcm'];
-      const k = keyProblem(f.serviceAccount.private_key, 'rsa');
-      return k ? `serviceAccount.private_key ${k}` : (httpUrlProblem('serviceAccount.token_uri', f.serviceAccount.token_uri) ?? httpUrlProblem('endpoint', f.endpoint));
-    }
-    default:
-      return httpUrlProblem('endpoint', (s as ChannelSettingsOf['expo']).endpoint);
-  }
-}
 
 /** A channel's settings as answered: every credential replaced (the password in an SMTP URL, keys, tokens). */
 export function redactChannel<K extends MessageChannel>(kind: K, s: ChannelSettingsOf[K]): ChannelSettingsOf[K] {
@@ -138,9 +96,8 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
         handler: async (req) => {
           const tenant = await identifyAdmin(ctx, req);
           const s = check(validators[kind] as (x: unknown) => typia.IValidation<ChannelSettingsOf[MessageChannel]>, jsonBody(req));
-          const problem = channelProblem(kind, s);
+          const problem = await saveChannel(ctx, ctx.db, tenant.id, kind, s);
           if (problem) throw unprocessable(problem);
-          await putChannel(ctx.db, ctx.secrets, tenant.id, kind, s, ctx.clock.now());
           return reply(200, redactChannel(kind, s));
         },
       },
@@ -195,12 +152,8 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const type = typeOf(req);
         const t = check(validateTemplate, jsonBody(req));
-        const bad = unstorablePath(t, 'body');
-        if (bad) throw unprocessable(`${bad} ${UNSTORABLE_RULE}`);
-        const problem = templateProblem(t);
-        if (problem) throw unprocessable(problem);
-        const body: MessageTemplateBody = { email: { subject: t.email.subject, html: t.email.html, ...(t.email.text !== undefined ? { text: t.email.text } : {}) }, push: { title: t.push.title, body: t.push.body } };
-        await putTemplate(ctx.db, tenant.id, type, body, ctx.clock.now());
+        const body = await saveTemplate(ctx, ctx.db, tenant.id, type, t);
+        if (typeof body === 'string') throw unprocessable(body);
         return reply(200, templateJson(type, body));
       },
     },

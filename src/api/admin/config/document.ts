@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import type { SecretBox } from '../../../domain/secret-box';
 import type { ConfigFieldChange, ConfigPlan, ConfigProblem } from '../../../wire/admin';
 import { identities, Ids, Kind, loadNames, Problem, Writer } from './kind';
 import { KINDS } from './registry';
@@ -7,10 +8,10 @@ import { KINDS } from './registry';
 export type Resources = Map<string, unknown[]>;
 
 /** The tenant's whole configuration, every kind, as a pull shows it. */
-export async function readResources(c: PoolClient, tenantId: string): Promise<Resources> {
+export async function readResources(c: PoolClient, tenantId: string, box: SecretBox): Promise<Resources> {
   const names = await loadNames(c, tenantId);
   const out: Resources = new Map();
-  for (const k of KINDS) out.set(k.name, await k.read(c, tenantId, names));
+  for (const k of KINDS) out.set(k.name, await k.read(c, tenantId, names, box));
   return out;
 }
 

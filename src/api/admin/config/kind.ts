@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { IValidation } from 'typia';
 import type { Ctx } from '../../../context';
+import type { SecretBox } from '../../../domain/secret-box';
 import type { Scope } from '../resource';
 import type { AttributeFilter, ConfigAttributeFilter } from '../../../wire/admin';
 
@@ -19,8 +20,8 @@ export interface Kind<Item = any> {
   single?: boolean;
   /** The kind's part of a document, as given (all problems, with paths from `$input`). */
   validate(x: unknown): IValidation<unknown>;
-  /** The tenant's items as the document shows them (keys for ids, every field), in document order. */
-  read(c: PoolClient, tenantId: string, names: Names): Promise<Item[]>;
+  /** The tenant's items as the document shows them (keys for ids, every field), in document order (`box` opens sealed settings). */
+  read(c: PoolClient, tenantId: string, names: Names, box: SecretBox): Promise<Item[]>;
   /** An item as read back would show it, from one as given (defaults filled in). */
   normal(item: Item): Item;
   /** An item's identity within the kind before ordinals (its key; url or name for kinds without one). */

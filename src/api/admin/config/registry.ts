@@ -7,10 +7,12 @@ import { streakKind } from './kinds/streak';
 import { leaderboardsKind } from './kinds/leaderboards';
 import { retentionKind } from './kinds/retention';
 import { webhooksKind } from './kinds/webhooks';
+import { channelsKind } from './kinds/channels';
+import { templatesKind } from './kinds/templates';
 
 /**
  * Every kind of the configuration document, in the order they are written: a
  * kind comes after the kinds it refers to (deletions run in reverse). A new
  * kind is one module here.
  */
-export const KINDS: Kind[] = [attributesKind, metricsKind, achievementsKind, pointsSystemsKind, streakKind, leaderboardsKind, retentionKind, webhooksKind];
+export const KINDS: Kind[] = [attributesKind, metricsKind, achievementsKind, pointsSystemsKind, streakKind, leaderboardsKind, retentionKind, webhooksKind, channelsKind, templatesKind];
