@@ -394,7 +394,8 @@ export const adminOperations: Operation[] = [
     method: 'get', path: '/admin/v1/config', operationId: 'admin_config_get', tag: 'Admin: environments', auth: admin,
     summary: "The tenant's whole configuration as one document",
     description: 'Metrics, attributes, achievements, points systems (levels, triggers, boosts not aimed at one user), streak settings, ' +
-      'leaderboards, retention settings and webhooks, with no ids (references by key: metricKey, pointsSystemKey, prerequisiteKeys…) ' +
+      'leaderboards, retention settings, webhooks, message channels (email, apns, fcm, expo: without their credentials, which a push ' +
+      "never changes) and the tenant's own templates, with no ids (references by key: metricKey, pointsSystemKey, prerequisiteKeys…) " +
       'and no secrets, in a fixed order: two pulls of an unchanged tenant are byte-identical. See docs/environments.md.',
     responses: { 200: { description: 'The document, with the config version it was read at', schema: typia.json.schema<ConfigDocument>() } },
   },
