@@ -54,7 +54,7 @@ export const channelsKind: Kind<ConfigChannel> = {
   identity: (x) => x.channel,
   refs: () => [],
   create: write,
-  update: (w, item) => write(w, item),
+  update: write,
   async remove(w, before) {
     await deleteChannel(w.c, w.scope.tenant.id, before.channel);
   },

@@ -23,7 +23,7 @@ export const templatesKind: Kind<ConfigTemplate> = {
   identity: (t) => t.type,
   refs: () => [],
   create: write,
-  update: (w, t) => write(w, t),
+  update: write,
   async remove(w, before) {
     await deleteTemplate(w.c, w.scope.tenant.id, before.type);
   },
