@@ -113,7 +113,9 @@ const STEPS: Step[] = [
       );
     },
   },
-  { op: 'POST /admin/v1/streaks/freezes', req: () => ({ path: '/admin/v1/streaks/freezes', body: { freezes: [{ userId: 'ada' }] } }), action: 'create', resource: 'streaks/freezes' },
+  // The batch above is applied in the background: these steps need its user.
+  { op: 'POST /admin/v1/streaks/freezes', req: () => ({ path: '/admin/v1/streaks/freezes', body: { freezes: [{ userId: 'ada' }] } }), action: 'create', resource: 'streaks/freezes',
+    before: (s) => s.app.batches.drain() },
   { op: 'POST /admin/v1/streaks/pauses', req: () => ({ path: '/admin/v1/streaks/pauses', body: { pauses: [{ userId: 'ada', start: '2026-04-01', end: '2026-04-03' }] } }),
     action: 'create', resource: 'streaks/pauses', ids: (_, r) => ids(r.created), save: (st, r) => ([st.pause] = r.created) },
   { op: 'DELETE /admin/v1/streaks/pauses', req: (st) => ({ path: `/admin/v1/streaks/pauses?ids=${st.pause.id}` }), action: 'delete', resource: 'streaks/pauses', ids: (st) => [st.pause.id] },
