@@ -275,6 +275,14 @@ t.test('reads and refused requests leave no entry', async (t) => {
   }
   t.equal(await count(s), start, 'reads of every admin collection: none');
 
+  // POSTs that change nothing: a template rendered for a look, a configuration planned.
+  await s.event('m', { user: { id: 'reader', name: 'Reader' }, value: 1 });
+  t.equal((await s.call('POST', '/admin/v1/templates/recap/preview', { body: { userId: 'reader' } })).status, 200);
+  const plan = await s.call('POST', '/admin/v1/config/plan', { body: { resources: { metrics: [{ key: 'planned', name: 'Planned' }] } } });
+  t.equal(plan.status, 200);
+  t.equal(plan.body.creations.length, 1, 'the plan would change something');
+  t.equal(await count(s), start, 'a preview and a plan: none');
+
   for (const op of await adminWrites(s)) {
     const [method, pattern] = op.split(' ') as [string, string];
     const path = pattern.replace(/:\w+/g, randomUUID());
