@@ -174,6 +174,13 @@ export class WebhookDispatcher {
   private async send(r: Claimed): Promise<void> {
     let status: number | null = null;
     let error: string | null = null;
+    // A timer of our own, not AbortSignal.timeout() under AbortSignal.any(): on
+    // Node 20 the combined signal can be collected before it fires, and the
+    // attempt then waits on a silent receiver for ever (seen in the test suite).
+    const attempt = new AbortController();
+    const timer = setTimeout(() => attempt.abort(new DOMException(`No answer within ${this.opts.timeoutMs} ms`, 'TimeoutError')), this.opts.timeoutMs);
+    const onShutdown = () => attempt.abort(this.shutdown.signal.reason);
+    this.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
     try {
       const timestamp = Math.floor(this.clock.now() / 1000);
       const res = await fetch(r.url, {
@@ -185,7 +192,7 @@ export class WebhookDispatcher {
           ...signatureHeaders(this.opts.openSecret(r.secret), r.event_id, timestamp, r.payload),
         },
         redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(this.opts.timeoutMs), this.shutdown.signal]),
+        signal: attempt.signal,
       });
       status = res.status;
       await res.body?.cancel().catch(() => undefined);
@@ -197,6 +204,9 @@ export class WebhookDispatcher {
       }
       const e = err as Error & { cause?: { code?: string; message?: string } };
       error = e.name === 'TimeoutError' ? `No answer within ${this.opts.timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
+    } finally {
+      clearTimeout(timer);
+      this.shutdown.signal.removeEventListener('abort', onShutdown);
     }
     const now = new Date(this.clock.now());
     const attempts = r.attempts + 1;
