@@ -22,6 +22,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/console ./dist/console
 COPY lua ./lua
+COPY migrations ./migrations
 COPY package.json ./
 USER node
 EXPOSE 8080

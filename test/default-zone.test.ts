@@ -2,7 +2,7 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { createPool } from '../src/store/db';
-import { migrate, MIGRATIONS } from '../src/store/migrations';
+import { loadMigrations, migrate } from '../src/store/migrations';
 import { startServer, TestServer } from './helpers/harness';
 
 // Users who never sent a `tz` are in their tenant's default zone
@@ -41,17 +41,18 @@ t.test('tenants from before the setting keep UTC; a new database starts in New Y
     await db.end();
   });
   // A deployment from before: the migrations before the default zone's, in an earlier run, with a second tenant.
-  const mine = MIGRATIONS.findIndex((sql) => sql.includes('"defaultTimeZone": "UTC"'));
+  const steps = loadMigrations();
+  const mine = steps.findIndex((m) => m.sql.includes('"defaultTimeZone": "UTC"'));
   t.ok(mine > 0);
   await db.query(`CREATE SCHEMA "${schema}"`);
   await db.query('CREATE TABLE laurel_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-  for (const [i, sql] of MIGRATIONS.slice(0, mine).entries()) {
-    await db.query(sql);
-    await db.query('INSERT INTO laurel_migrations (version) VALUES ($1)', [i + 1]);
+  for (const m of steps.slice(0, mine)) {
+    await db.query(m.sql);
+    await db.query('INSERT INTO laurel_migrations (version) VALUES ($1)', [m.version]);
   }
   await db.query(`INSERT INTO tenants (id, slot, name, created, updated) VALUES ('00000000-0000-0000-0000-0000000000aa', 7, 'Old', now(), now())`);
   await db.query(`INSERT INTO retention_settings (tenant_id, settings, updated) VALUES ('00000000-0000-0000-0000-0000000000aa', '{"controlRatio": 0.25}', now())`);
-  t.equal(await migrate(db, schema), MIGRATIONS.length - mine);
+  t.equal(await migrate(db, schema), steps.length - mine);
   const { rows } = await db.query<{ name: string; settings: Record<string, unknown> }>(
     'SELECT t.name, r.settings FROM tenants t JOIN retention_settings r ON r.tenant_id = t.id ORDER BY t.slot',
   );
