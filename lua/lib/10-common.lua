@@ -80,7 +80,7 @@ end
 -- Append the call's change record (field, value, ...) to the tenant's stream.
 -- Its id is also kept in the user hash as 'lc' (written by end_call, outside
 -- the record): a read compares it with the oldest unflushed record to know
--- whether Postgres holds everything about the user yet (src/store/read-your-writes.ts).
+-- whether Postgres holds everything about the user yet (ctx.durable in src/context.ts).
 -- 'lc' is not part of the durable record: a hash rebuilt from Postgres has
 -- none, which reads as "all flushed", as it is.
 local function append_change(stream, ...)

@@ -47,7 +47,6 @@ export const TIE_BITS = 2 ** 22;
 export const GROUP_SEPARATOR = '\x1f';
 export const joinGroup = (values: readonly string[]) => values.join(GROUP_SEPARATOR);
 export const splitGroup = (joined: string | null | undefined): string[] => (joined ? joined.split(GROUP_SEPARATOR) : []);
-export const MAX_VALUE = 2 ** 31 - 1;
 
 /** A packed board score (see TIE_BITS; lua/lib/40-leaderboards.lua packs it) as its value, and as the update counter it carries. */
 export function scoreValue(score: number | string): number {

@@ -87,6 +87,9 @@ function remembered<K, V>(fn: (k: K) => V): (k: K) => V {
 export const MIN_YEAR = 1900;
 export const MAX_YEAR = 2999;
 
+/** The UTC date (YYYY-MM-DD) of an instant: "today in UTC" is `utcDate(clock.now())`. */
+export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
 /** Days since 1970-01-01 for a YYYY-MM-DD date, or null when it is not a real date within MIN_YEAR..MAX_YEAR. */
 export const dayNumber = remembered((date: string): number | null => {
   const m = ISO_DATE.exec(date);
@@ -94,11 +97,11 @@ export const dayNumber = remembered((date: string): number | null => {
   const year = Number(m[1]);
   if (year < MIN_YEAR || year > MAX_YEAR) return null;
   const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  if (new Date(ms).toISOString().slice(0, 10) !== date) return null;
+  if (utcDate(ms) !== date) return null;
   return ms / 86_400_000;
 });
 
-export const dateFromDay = remembered((day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10));
+export const dateFromDay = remembered((day: number): string => utcDate(day * 86_400_000));
 
 export type Aggregation = 'daily' | 'weekly' | 'monthly';
 

@@ -4,6 +4,7 @@ import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
 import { boardAt, boardJson, boardNames, LeaderboardConfig, runDates, runIndex, scoreValue } from '../domain/leaderboards';
 import type { Ranking } from '../webhooks/payloads';
+import { utcDate } from '../domain/time';
 
 /** What a leaderboard subscription watches: the current run's top, and optionally the places around one user. */
 export interface BoardViewSpec {
@@ -22,7 +23,7 @@ export function watchable(cfg: TenantConfig, key: string): LeaderboardConfig | s
 
 /** The run holding today (UTC), as `GET /v1/leaderboards/{key}` reads it. */
 export function currentRun(b: LeaderboardConfig, now: number): number {
-  const date = new Date(now).toISOString().slice(0, 10);
+  const date = utcDate(now);
   return runIndex(b, date < b.start ? b.start : date) ?? 0;
 }
 

@@ -1,5 +1,6 @@
 import type { Ctx } from '../context';
-import { addDays, dayOf, DailyRollups } from '../store/rollups';
+import { addDays, DailyRollups } from '../store/rollups';
+import { utcDate } from '../domain/time';
 import { dropMonth, expiredMonths, makePartitions, monthOf } from '../store/event-partitions';
 
 /** How often the partitions are checked (and at every change of month). */
@@ -26,7 +27,7 @@ export class EventRecordUpkeep {
     await makePartitions(this.ctx.db, now, days);
     if (days !== null) {
       for (const m of await expiredMonths(this.ctx.db, now, days)) {
-        if (await this.summed(dayOf(Date.parse(m.from)), addDays(dayOf(Date.parse(m.to)), -1))) await dropMonth(this.ctx.db, m.month);
+        if (await this.summed(utcDate(Date.parse(m.from)), addDays(utcDate(Date.parse(m.to)), -1))) await dropMonth(this.ctx.db, m.month);
       }
     }
     this.checkedAt = now;

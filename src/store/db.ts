@@ -5,8 +5,6 @@ import type { PoolClient } from 'pg';
 import { types } from 'pg';
 types.setTypeParser(types.builtins.INT8, (v) => Number(v));
 
-export type Db = Pool;
-
 export function createPool(url: string, schema: string): Pool {
   return new Pool({
     connectionString: url,

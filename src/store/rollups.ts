@@ -3,6 +3,7 @@ import type { Tenant } from './tenants';
 import { tx } from './db';
 import { sumActivity } from './activity-record';
 import { refreshUserSummaries } from './experiment';
+import { utcDate } from '../domain/time';
 
 const DAY_MS = 86_400_000;
 /**
@@ -16,8 +17,7 @@ export const ROLLUP_DAYS = 400;
 /** Days summed per transaction, so one background run stays short. */
 const SPAN_DAYS = 31;
 
-export const dayOf = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
-export const addDays = (day: string, n: number) => dayOf(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS);
+export const addDays = (day: string, n: number) => utcDate(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS);
 
 /**
  * Daily sums of each tenant's events, points and active users, per UTC day.
@@ -38,7 +38,7 @@ export class DailyRollups {
   async openFrom(tenant: Tenant): Promise<string> {
     const first = await this.ctx.redis.xrange(this.ctx.keys.tenant(tenant.slot).stream, '-', '+', 'COUNT', 1);
     const oldest = first[0] ? Number(first[0][0].split('-')[0]) : Infinity;
-    return dayOf(Math.min(this.ctx.clock.now(), oldest) - SETTLE_MS);
+    return utcDate(Math.min(this.ctx.clock.now(), oldest) - SETTLE_MS);
   }
 
   /** Sum the closed days of [from, to] that are not summed yet. */

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { utcDate } from '../domain/time';
 
 /**
  * Wrapped's percentiles, precomputed: for each tenant, period (Monday week,
@@ -24,7 +25,7 @@ const FRACTIONS = Array.from({ length: 101 }, (_, i) => i / 100);
 
 export async function refreshPercentiles(db: Pool, tenantId: string, now: number, units: PeriodUnit[]): Promise<void> {
   const { rowCount } = await db.query('SELECT 1 FROM wrapped_percentiles WHERE tenant_id = $1 LIMIT 1', [tenantId]);
-  const settled = new Date(now - 2 * 86_400_000).toISOString().slice(0, 10);
+  const settled = utcDate(now - 2 * 86_400_000);
   for (const unit of units) {
     const trunc = UNITS[unit];
     for (const [kind, src] of Object.entries(SOURCES)) {

@@ -8,7 +8,7 @@ import type { WebhookEvent } from './events';
 import { enqueue, subscribedTypes } from './outbox';
 import { boardPayload, liveRankings, TOP_RANKINGS, withNames } from './payloads';
 import { ZONE_FIELD } from '../domain/user-hash';
-import { zoneOr } from '../domain/time';
+import { utcDate, zoneOr } from '../domain/time';
 
 /**
  * Events no change record carries: they happen because time passes. The
@@ -28,7 +28,7 @@ export async function announceRuns(ctx: Ctx, t: Tenant, now: number): Promise<vo
     [t.id],
   );
   // The date where it is latest (UTC+14): a run has begun once its first day has begun there.
-  const date = new Date(now + 14 * 3_600_000).toISOString().slice(0, 10);
+  const date = utcDate(now + 14 * 3_600_000);
   for (const b of rows) {
     const shape = { start: b.start, end: b.end, runUnit: b.run_unit, runInterval: b.run_interval };
     const run = runIndex(shape, date);

@@ -4,7 +4,7 @@ import { requireUser } from '../../auth/auth';
 import { invalid, notFound } from '../../errors';
 import { boolParam, intParam } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
-import { dayNumber } from '../../domain/time';
+import { dayNumber, utcDate } from '../../domain/time';
 import { boardAt, boardJson, boardNames, LeaderboardConfig, readDate, runDates, runIndex, runMayBeFinal, scoreValue, joinGroup } from '../../domain/leaderboards';
 import type { TenantConfig } from '../../store/tenant-config';
 import type { Tenant } from '../../store/tenants';
@@ -31,7 +31,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
   const runOf = (b: LeaderboardConfig, req: Request): number => {
     const asked = req.query.get('run');
     if (asked !== null && dayNumber(asked) === null) throw invalid('run must be a date (YYYY-MM-DD)');
-    const date = asked ?? readDate(b, new Date(ctx.clock.now()).toISOString().slice(0, 10));
+    const date = asked ?? readDate(b, utcDate(ctx.clock.now()));
     const r = runIndex(b, date < b.start ? b.start : date);
     return r ?? 0;
   };

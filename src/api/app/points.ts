@@ -5,7 +5,7 @@ import { intParam } from '../../http/body';
 import { notFound, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { boostJson, BoostConfig, filtersMatch, levelFor, levelJson, PointsSystemConfig, systemJson, triggerAppJson, triggerNames } from '../../domain/points';
-import { localDate } from '../../domain/time';
+import { localDate, utcDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
 import { postgresThrough, readUser } from '../../services/user-calls';
 import { recentAwardsJson } from '../../services/recent-reads';
@@ -127,7 +127,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         const { system } = await systemFor(req);
         // Trophy documents no 422 here: anything but `true` reads as false.
         const includeFinished = req.query.get('includeFinished') === 'true';
-        const today = new Date(ctx.clock.now()).toISOString().slice(0, 10);
+        const today = utcDate(ctx.clock.now());
         return reply(200, system.boosts.filter((b) => !b.userId).map((b) => boostJson(b, today)).filter((b) => includeFinished || b.status !== 'finished'));
       },
     },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Ctx } from '../../../context';
-import { dayNumber } from '../../../domain/time';
+import { dayNumber, utcDate } from '../../../domain/time';
 import { BoardStatus, RankBy, RunUnit, statusAt } from '../../../domain/leaderboards';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
@@ -53,7 +53,7 @@ export const boards = (now: () => number): Resource<BoardRow> => ({
   },
 });
 
-const todayOf = (ctx: Ctx) => new Date(ctx.clock.now()).toISOString().slice(0, 10);
+const todayOf = (ctx: Ctx) => utcDate(ctx.clock.now());
 
 export async function createBoard(ctx: Ctx, c: PoolClient, s: Scope, item: CreateBoard): Promise<BoardRow | string> {
   if (!KEY_PATTERN.test(item.key)) return KEY_RULE;

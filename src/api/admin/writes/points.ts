@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Ctx } from '../../../context';
-import { dayNumber } from '../../../domain/time';
+import { dayNumber, utcDate } from '../../../domain/time';
 import { boostStatusOn } from '../../../domain/points';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
@@ -103,7 +103,7 @@ export const BOOST_COLS = `id, name, user_id, user_attributes, to_char(start_dat
 
 export function boostsResource(ctx: Ctx): Resource<BoostRow> {
   // Admin views date boosts in UTC; users see them on their own calendar.
-  const today = () => new Date(ctx.clock.now()).toISOString().slice(0, 10);
+  const today = () => utcDate(ctx.clock.now());
   return {
     path: '/admin/v1/points/:systemId/boosts',
     table: 'points_boosts',
