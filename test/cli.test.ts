@@ -75,7 +75,7 @@ t.test('failures exit 1', async (t) => {
 
   const refused = await laurel(s, ['config', 'push', bad]);
   t.equal(refused.code, 1);
-  t.match(refused.stderr, /422: .*\n  resources\.leaderboards\[0\]\.metricKey: No metrics with key "nope"/);
+  t.match(refused.stderr, /422: .*\n {2}resources\.leaderboards\[0\]\.metricKey: No metrics with key "nope"/);
   t.equal((await laurel(s, ['config', 'plan', bad])).code, 1, 'a refused plan too');
   t.equal((await laurel(s, ['config', 'plan', path.join(dir, 'missing.json')])).code, 1, 'an unreadable file');
   t.equal((await laurel(s, ['config', 'plan', '-'], { stdin: 'not json' })).code, 1, 'input that is not JSON');

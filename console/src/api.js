@@ -42,7 +42,12 @@ function queryString(query) {
 /** `path` with each value URL-encoded as one segment. */
 export const p = (strings, ...values) => strings.reduce((out, s, i) => out + s + (i < values.length ? encodeURIComponent(values[i]) : ''), '');
 
-/** Tenants are account-wide: Tenant-ID is not sent for them. */
+/**
+ * Tenants are account-wide: Tenant-ID is not sent for them.
+ * @param {string} method
+ * @param {string} path
+ * @param {{ query?: Record<string, unknown>, body?: unknown, key?: string, tenant?: string, headers?: Record<string, string> }} [options]
+ */
 export async function api(method, path, { query, body, key = session.key(), tenant = session.tenant(), headers: extra = {} } = {}) {
   const headers = { ...extra, 'X-API-KEY': key ?? '' };
   if (tenant && !path.startsWith('/admin/v1/tenants')) headers['Tenant-ID'] = tenant;

@@ -75,6 +75,7 @@ export const Channels = () => html`<section><h2>Message channels</h2>
   ${['email', 'apns', 'fcm', 'expo'].map((k) => html`<${Channel} key=${k} kind=${k} />`)}
 </section>`;
 
+/** @type {[field: string, label: string, rows: number][]} */
 const PARTS = [['email.subject', 'Email subject', 1], ['email.html', 'Email HTML', 8], ['email.text', 'Email text (empty: from the HTML)', 4], ['push.title', 'Push title', 1], ['push.body', 'Push body', 2]];
 const get = (t, k) => k.split('.').reduce((o, x) => o?.[x], t) ?? '';
 

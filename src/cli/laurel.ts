@@ -58,6 +58,7 @@ async function call(method: string, path: string, body?: string, headers: Record
     throw new Failure(`Cannot reach ${url}: ${(err as Error).message}`);
   }
   const text = await res.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any JSON the server answered, printed as it is
   let parsed: any;
   try {
     parsed = JSON.parse(text);

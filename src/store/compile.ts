@@ -7,6 +7,10 @@ import type { LeaderboardConfig } from '../domain/leaderboards';
 import { RETENTION_DEFAULTS, RetentionConfig, retentionFrom } from '../domain/retention';
 import { LEGACY_TIME_ZONE } from '../domain/time';
 
+// Rows of `SELECT *`, read column by column into the typed config below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>;
+
 /**
  * The compiled form of a tenant's configuration: hash fields written to Redis
  * by publish, and read back (by any process) into a TenantConfig.
@@ -20,20 +24,20 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   const systems = await q<{ id: string; slot: number; key: string; name: string; description: string; badge_url: string | null; max_points: number | null }>(
     'SELECT id, slot, key, name, description, badge_url, max_points::float8 AS max_points FROM points_systems WHERE tenant_id = $1 ORDER BY slot',
   );
-  const triggers = await q<Record<string, any>>(
+  const triggers = await q<Row>(
     // Points are bigint (a string from pg): as numbers.
     `SELECT t.*, t.points::float8 AS points, t.metric_threshold::float8 AS metric_threshold, s.slot AS system_slot FROM points_triggers t JOIN points_systems s ON s.id = t.system_id WHERE t.tenant_id = $1 ORDER BY t.slot`,
   );
-  const levels = await q<Record<string, any>>('SELECT l.*, l.points::float8 AS points FROM points_levels l WHERE tenant_id = $1 ORDER BY l.points, l.seq');
-  const boosts = await q<Record<string, any>>(
+  const levels = await q<Row>('SELECT l.*, l.points::float8 AS points FROM points_levels l WHERE tenant_id = $1 ORDER BY l.points, l.seq');
+  const boosts = await q<Row>(
     `SELECT b.*, s.slot AS system_slot, to_char(b.start_date, 'YYYY-MM-DD') AS start_s, to_char(b.end_date, 'YYYY-MM-DD') AS end_s
      FROM points_boosts b JOIN points_systems s ON s.id = b.system_id WHERE b.tenant_id = $1 ORDER BY b.seq`,
   );
 
-  const achievements = await q<Record<string, any>>('SELECT * FROM achievements WHERE tenant_id = $1 ORDER BY slot');
-  const streak = (await q<Record<string, any>>('SELECT * FROM streak_settings WHERE tenant_id = $1'))[0];
+  const achievements = await q<Row>('SELECT * FROM achievements WHERE tenant_id = $1 ORDER BY slot');
+  const streak = (await q<Row>('SELECT * FROM streak_settings WHERE tenant_id = $1'))[0];
   const retention = (await q<{ settings: RetentionConfig }>('SELECT settings FROM retention_settings WHERE tenant_id = $1'))[0];
-  const boards = await q<Record<string, any>>(
+  const boards = await q<Row>(
     `SELECT *, to_char(start_date, 'YYYY-MM-DD') AS start_s, to_char(end_date, 'YYYY-MM-DD') AS end_s FROM leaderboards WHERE tenant_id = $1 ORDER BY slot`,
   );
   const attrKey = new Map(attrs.map((a) => [a.id, a.key]));

@@ -7,6 +7,7 @@ import { eraseUser, exportUser } from '../../store/privacy';
 function userIdParam(req: Request): string {
   const id = req.params[0] ?? '';
   if (id.length === 0 || id.length > 255) throw unprocessable('User id must be 1 to 255 characters');
+  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
   if (/[\x00-\x1f\x7f]/.test(id)) throw unprocessable('User id must not contain control characters');
   return id;
 }

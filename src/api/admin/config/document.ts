@@ -166,6 +166,7 @@ export function diffResources(before: Resources, after: Resources, version: numb
 }
 
 /** The changed fields of an item; a nested list's entries are compared by identity (`triggers[metric:visits].points`). */
+/* eslint-disable @typescript-eslint/no-explicit-any -- items of any kind, compared field by field */
 function fieldChanges(k: Kind, before: any, after: any): ConfigFieldChange[] {
   const out: ConfigFieldChange[] = [];
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
@@ -190,5 +191,6 @@ function fieldChanges(k: Kind, before: any, after: any): ConfigFieldChange[] {
   }
   return out;
 }
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export const changeCount = (p: ConfigPlan) => p.creations.length + p.updates.length + p.deletions.length;

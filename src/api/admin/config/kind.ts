@@ -13,6 +13,7 @@ import type { AttributeFilter, ConfigAttributeFilter } from '../../../wire/admin
  * `read`, and its `update` keeps the stored secret when the document has none
  * (as webhooks do).
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- kinds of every item shape sit in one list
 export interface Kind<Item = any> {
   /** Its field under `resources`. */
   name: string;
@@ -31,6 +32,7 @@ export interface Kind<Item = any> {
   /** Other resources an item names: where (relative to the item), the kind, the identity there. */
   refs(item: Item): Ref[];
   /** Nested lists compared entry by entry in a plan, with each entry's identity. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- entries of any nested list
   children?: Record<string, (entry: any) => string>;
   create(w: Writer, item: Item): Promise<Problem[]>;
   /** `identity`: the item's identity in the list (with its ordinal). */
