@@ -28,10 +28,23 @@ const SWEEP_USERS = 5_000;
 const SETTLE_EVENTS = ['streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned'] as const;
 
 /**
- * Background work that no request triggers: time-based points. It runs in
- * every process and acts only while holding the lease. Every step is safe to
- * repeat (the grant script counts what it granted), so a lapsed lease or
- * several holders at once never grant twice.
+ * A job of the scheduler. A deployment's job runs once a pass; a tenant's job
+ * once a pass for each tenant. `every`: at most that often (per tenant for a
+ * tenant's job; a clock gone back runs it again), else on every pass. `soft`:
+ * its failure is logged and the pass goes on (it only saves work a request
+ * would do itself); any other failure ends the pass, retried on the next one.
+ * A tenant's job may return how many users it visited (runOnce sums them).
+ */
+type Job = { name: string; every?: number; soft?: string } & (
+  | { scope: 'deployment'; run: () => Promise<void> }
+  | { scope: 'tenant'; run: (t: Tenant) => Promise<number | void> }
+);
+
+/**
+ * Background work that no request triggers: the jobs below, on every pass
+ * (SCHEDULER_INTERVAL_MS) of the one process holding the lease. Every job is
+ * safe to repeat (the grant script counts what it granted), so a lapsed lease
+ * or several holders at once never grant twice.
  */
 export class Scheduler {
   private readonly lease: Lease;
@@ -42,10 +55,10 @@ export class Scheduler {
   private readonly sweeps = new Map<string, { hour: number; after: string | null }>();
   /** Daily sums for the analytics, made here so a request seldom has to. */
   private readonly rollups: DailyRollups;
-  /** Per tenant: when Wrapped's percentiles were last refreshed by this process. */
-  private readonly percentilesAt = new Map<string, { at: number; yearAt: number }>();
-  /** When the audit log's retention was last applied (by this process). */
-  private auditPrunedAt = -Infinity;
+  /** Per tenant: when Wrapped's percentiles of the year were last refreshed by this process. */
+  private readonly percentilesYearAt = new Map<string, number>();
+  /** When each job with an interval last ran in this process (`name` or `name:tenantId`). */
+  private readonly ranAt = new Map<string, number>();
   /** The events table's partitions: made ahead, dropped past EVENT_RETENTION_DAYS. */
   private readonly eventRecord: EventRecordUpkeep;
 
@@ -89,43 +102,73 @@ export class Scheduler {
     return true;
   }
 
-  /** Do everything that is due now, lease or not (tests call this directly). */
+  /**
+   * Every job, in the order of a pass: a deployment's job listed before the
+   * tenants' jobs runs before them, one listed after runs after them.
+   */
+  private readonly jobs: readonly Job[] = [
+    // The events table's partitions: made ahead, dropped past EVENT_RETENTION_DAYS (checked on its own interval).
+    { name: 'event-partitions', scope: 'deployment', soft: 'event partition upkeep failed', run: () => this.eventRecord.run() },
+    { name: 'leaderboard-runs', scope: 'tenant', run: (t) => this.leaderboards(t) },
+    { name: 'announce-runs', scope: 'tenant', run: (t) => announceRuns(this.ctx, t, this.ctx.clock.now()) },
+    { name: 'announce-boosts', scope: 'tenant', run: (t) => announceBoosts(this.ctx, t, this.ctx.clock.now()) },
+    { name: 'review-achievements', scope: 'tenant', run: (t) => this.reviewAchievements(t) },
+    { name: 'settle-streaks', scope: 'tenant', run: (t) => this.settleStreaks(t) },
+    { name: 'time-triggers', scope: 'tenant', run: (t) => this.timeTriggers(t) },
+    // Only makes the analytics faster (a request sums what is missing itself): never holds up the next tenant's jobs.
+    { name: 'daily-rollups', scope: 'tenant', soft: 'daily rollup failed', run: (t) => this.rollups.catchUp(t) },
+    { name: 'retention', scope: 'tenant', run: (t) => retentionPass(this.ctx, t) },
+    { name: 'wrapped-percentiles', scope: 'tenant', every: PERCENTILES_REFRESH_MS, run: (t) => this.percentiles(t) },
+    { name: 'audit-retention', scope: 'deployment', every: 3_600_000, run: () => this.pruneAudit() },
+  ];
+
+  /** Do everything that is due now, lease or not (tests call this directly); the users visited. */
   async runOnce(): Promise<number> {
     let visited = 0;
-    await this.eventRecord.run().catch((err) => this.ctx.log.warn('event partition upkeep failed', { err: (err as Error).message }));
-    for (const t of await this.ctx.tenants.all()) {
-      await this.leaderboards(t);
-      await announceRuns(this.ctx, t, this.ctx.clock.now());
-      await announceBoosts(this.ctx, t, this.ctx.clock.now());
-      await this.reviewAchievements(t);
-      await this.settleStreaks(t);
-      visited += await this.timeTriggers(t);
-      // Only makes the analytics faster (a request sums what is missing itself): never hold up the next tenant's jobs.
-      await this.rollups.catchUp(t).catch((err) => this.ctx.log.warn('daily rollup failed', { tenant: t.id, err: (err as Error).message }));
-      visited += await retentionPass(this.ctx, t);
-      await this.percentiles(t);
+    const tenantJobs = this.jobs.filter((j) => j.scope === 'tenant');
+    let tenantsDone = false;
+    for (const job of this.jobs) {
+      if (job.scope === 'deployment') {
+        await this.runJob(job, '', () => job.run());
+      } else if (!tenantsDone) {
+        tenantsDone = true;
+        for (const t of await this.ctx.tenants.all()) {
+          for (const j of tenantJobs) visited += (await this.runJob(j, t.id, () => j.run(t))) ?? 0;
+        }
+      }
     }
-    await this.pruneAudit();
     return visited;
   }
 
-  /** The audit log's months past AUDIT_RETENTION_DAYS are dropped, looked for once an hour. */
-  private async pruneAudit(): Promise<void> {
+  /** One job, when due; a soft job's failure is logged instead of thrown. */
+  private async runJob(job: Job, tenantId: string, run: () => Promise<number | void>): Promise<number | void> {
     const now = this.ctx.clock.now();
-    if (now >= this.auditPrunedAt && now - this.auditPrunedAt < 3_600_000) return;
+    const key = tenantId ? `${job.name}:${tenantId}` : job.name;
+    const last = this.ranAt.get(key);
+    if (job.every !== undefined && last !== undefined && now >= last && now - last < job.every) return;
+    try {
+      const out = await run();
+      if (job.every !== undefined) this.ranAt.set(key, now);
+      return out;
+    } catch (err) {
+      if (!job.soft) throw err;
+      this.ctx.log.warn(job.soft, { job: job.name, ...(tenantId ? { tenant: tenantId } : {}), err: (err as Error).message });
+    }
+  }
+
+  /** The audit log's months past AUDIT_RETENTION_DAYS are dropped. */
+  private async pruneAudit(): Promise<void> {
     const dropped = await this.ctx.audit.prune();
-    this.auditPrunedAt = now;
     if (dropped.length) this.ctx.log.info('audit log months dropped past retention', { partitions: dropped });
   }
 
-  /** Wrapped's percentile table: weeks and months at most every PERCENTILES_REFRESH_MS, the year once a day (see store/wrapped-percentiles.ts). */
+  /** Wrapped's percentile table: weeks and months on the job's interval, the year once a day (see store/wrapped-percentiles.ts). */
   private async percentiles(t: Tenant): Promise<void> {
     const now = this.ctx.clock.now();
-    const last = this.percentilesAt.get(t.id);
-    if (last && now - last.at < PERCENTILES_REFRESH_MS && now >= last.at) return;
-    const withYear = !last || Math.floor(now / 86_400_000) !== Math.floor(last.yearAt / 86_400_000);
+    const yearAt = this.percentilesYearAt.get(t.id);
+    const withYear = yearAt === undefined || Math.floor(now / 86_400_000) !== Math.floor(yearAt / 86_400_000);
     await refreshPercentiles(this.ctx.db, t.id, now, withYear ? ['w', 'm', 'y'] : ['w', 'm']);
-    this.percentilesAt.set(t.id, { at: now, yearAt: withYear ? now : last!.yearAt });
+    if (withYear) this.percentilesYearAt.set(t.id, now);
   }
 
   /**
