@@ -12,6 +12,10 @@ export const TENANT_ROW_TABLES = ['events', 'points_awards', 'leaderboard_events
 /** The schema's steps, `NNN-name.sql`, shipped beside dist/ as lua/ is (see migrations/README.md). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../migrations');
 
+/** `baseline.sql` makes what steps 1 to BASELINE_STEPS make, in one go: a new database starts from it. */
+const BASELINE_STEPS = 26;
+const NOT_STEPS = new Set(['schema.sql', 'baseline.sql']);
+
 export interface Migration {
   version: number;
   name: string;
@@ -20,7 +24,7 @@ export interface Migration {
 
 /** The steps in order. Numbers run 1, 2, 3… without a gap, so a misnamed file stops the start instead of being skipped. */
 export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.sql') && f !== 'schema.sql').sort();
+  const files = readdirSync(dir).filter((f) => f.endsWith('.sql') && !NOT_STEPS.has(f)).sort();
   return files.map((file, i) => {
     const m = /^(\d{3})-([a-z0-9-]+)\.sql$/.exec(file);
     if (!m || Number(m[1]) !== i + 1) throw new Error(`migrations/${file}: expected ${String(i + 1).padStart(3, '0')}-name.sql`);
@@ -32,9 +36,10 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * Apply the steps not applied yet (up to version `upTo`: a test of an upgrade
  * starts on an older schema), all in one transaction under an advisory lock,
  * so concurrent starts of several processes are safe. Each is recorded in
- * laurel_migrations by number and name. A database written when the steps were
- * an array in this file recorded numbers only: those are the first files, so
- * nothing is run again and their names are filled in.
+ * laurel_migrations by number and name. A new database runs baseline.sql in
+ * place of the steps it squashes (recorded as those steps). A database written
+ * when the steps were an array in this file recorded numbers only: those are
+ * the first files, so nothing is run again and their names are filled in.
  */
 export async function migrate(db: Pool, schema: string, upTo?: number): Promise<number> {
   const steps = loadMigrations();
@@ -56,11 +61,18 @@ export async function migrate(db: Pool, schema: string, upTo?: number): Promise<
         throw new Error(`migration ${row.version} was applied as "${row.name}" but migrations/ has "${step.name}" there: numbers must never be reused`);
       }
     }
-    const from = rows.at(-1)?.version ?? 0;
+    const applied = rows.at(-1)?.version ?? 0;
+    let from = applied;
+    if (from === 0 && last >= BASELINE_STEPS) {
+      await c.query(readFileSync(path.join(MIGRATIONS_DIR, 'baseline.sql'), 'utf8'));
+      const squashed = steps.slice(0, BASELINE_STEPS);
+      await c.query('INSERT INTO laurel_migrations (version, name) SELECT * FROM unnest($1::int[], $2::text[])', [squashed.map((m) => m.version), squashed.map((m) => m.name)]);
+      from = BASELINE_STEPS;
+    }
     for (const step of steps.slice(from, last)) {
       await c.query(step.sql);
       await c.query('INSERT INTO laurel_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
     }
-    return Math.max(0, last - from);
+    return Math.max(0, last - applied);
   });
 }

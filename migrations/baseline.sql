@@ -1,0 +1,956 @@
+-- Steps 001-026 in one, for a new database (src/store/migrations.ts runs it
+-- when laurel_migrations is empty, then records those steps as applied). Made
+-- from pg_dump --schema-only of a schema the steps had made, with the
+-- default tenant they insert; test/migrations.test.ts checks that both ways
+-- give the same schema. Never edited: later steps are files of their own.
+
+CREATE FUNCTION audit_log_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    BEGIN RAISE EXCEPTION 'audit_log is append-only'; END $$;
+
+CREATE TABLE achievement_completions (
+    tenant_id uuid NOT NULL,
+    achievement_id uuid NOT NULL,
+    user_id text NOT NULL,
+    achieved_at timestamp with time zone NOT NULL,
+    event_id uuid
+);
+
+CREATE TABLE achievements (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    slot integer NOT NULL,
+    key text NOT NULL,
+    name text NOT NULL,
+    description text,
+    badge_url text,
+    status text NOT NULL,
+    trigger text NOT NULL,
+    metric_id uuid,
+    metric_value numeric,
+    streak_length integer,
+    prerequisite_ids uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    user_attributes jsonb DEFAULT '[]'::jsonb NOT NULL,
+    event_attributes jsonb DEFAULT '[]'::jsonb NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE TABLE api_keys (
+    id uuid NOT NULL,
+    prefix text NOT NULL,
+    secret_hash text NOT NULL,
+    kind text NOT NULL,
+    tenant_id uuid,
+    user_id text,
+    created timestamp with time zone NOT NULL,
+    rate_limit double precision,
+    rate_burst integer,
+    name text,
+    status text DEFAULT 'active'::text NOT NULL,
+    source text,
+    last_used timestamp with time zone,
+    CONSTRAINT api_keys_kind_check CHECK ((kind = ANY (ARRAY['admin'::text, 'application'::text]))),
+    CONSTRAINT api_keys_rate_burst_check CHECK ((rate_burst >= 1)),
+    CONSTRAINT api_keys_rate_limit_check CHECK ((rate_limit >= (0)::double precision)),
+    CONSTRAINT api_keys_source_check CHECK ((source = ANY (ARRAY['api'::text, 'bootstrap'::text, 'environment'::text]))),
+    CONSTRAINT api_keys_status_check CHECK ((status = ANY (ARRAY['active'::text, 'inactive'::text])))
+);
+
+CREATE TABLE attributes (
+    id uuid NOT NULL,
+    seq bigint NOT NULL,
+    tenant_id uuid NOT NULL,
+    key text NOT NULL,
+    name text NOT NULL,
+    type text NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL,
+    CONSTRAINT attributes_type_check CHECK ((type = ANY (ARRAY['user'::text, 'event'::text])))
+);
+
+ALTER TABLE attributes ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME attributes_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE SEQUENCE audit_log_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+CREATE TABLE audit_log (
+    id bigint DEFAULT nextval('audit_log_seq'::regclass) NOT NULL,
+    at timestamp with time zone NOT NULL,
+    key_id text NOT NULL,
+    key_prefix text NOT NULL,
+    tenant_id uuid,
+    method text NOT NULL,
+    route text NOT NULL,
+    path text NOT NULL,
+    resource text NOT NULL,
+    resource_ids text[] NOT NULL,
+    action text NOT NULL,
+    status integer NOT NULL,
+    changes jsonb
+)
+PARTITION BY RANGE (at);
+
+CREATE TABLE batch_rejections (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    batch_id text NOT NULL,
+    item_index integer NOT NULL,
+    user_id text NOT NULL,
+    item jsonb NOT NULL,
+    status integer NOT NULL,
+    error text NOT NULL,
+    at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE board_entries (
+    tenant_id uuid NOT NULL,
+    leaderboard_id uuid NOT NULL,
+    run integer NOT NULL,
+    grp text NOT NULL,
+    user_id text NOT NULL,
+    score double precision,
+    ver numeric NOT NULL
+);
+
+CREATE TABLE config_versions (
+    tenant_id uuid NOT NULL,
+    version bigint NOT NULL,
+    at timestamp with time zone NOT NULL,
+    key_id text NOT NULL,
+    changes integer NOT NULL,
+    document jsonb NOT NULL
+);
+
+CREATE TABLE dead_letters (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    stream_id text NOT NULL,
+    record jsonb NOT NULL,
+    error text NOT NULL,
+    sqlstate text,
+    first_failed_at timestamp with time zone NOT NULL,
+    last_failed_at timestamp with time zone NOT NULL,
+    replays integer DEFAULT 0 NOT NULL
+);
+
+CREATE TABLE event_days (
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    metric_id uuid NOT NULL,
+    local_date date NOT NULL,
+    events integer NOT NULL,
+    value numeric NOT NULL
+);
+
+CREATE TABLE events (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    metric_id uuid NOT NULL,
+    value numeric NOT NULL,
+    total numeric NOT NULL,
+    local_date date NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    idempotency_key text,
+    attributes jsonb
+)
+PARTITION BY RANGE (occurred_at);
+
+CREATE TABLE events_default (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    metric_id uuid NOT NULL,
+    value numeric NOT NULL,
+    total numeric NOT NULL,
+    local_date date NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    idempotency_key text,
+    attributes jsonb
+);
+
+CREATE TABLE flushed_operations (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL
+);
+
+CREATE TABLE leaderboard_events (
+    seq bigint NOT NULL,
+    tenant_id uuid NOT NULL,
+    leaderboard_id uuid NOT NULL,
+    run integer NOT NULL,
+    user_id text NOT NULL,
+    at timestamp with time zone NOT NULL,
+    local_date date NOT NULL,
+    previous_rank integer,
+    rank integer,
+    previous_value bigint,
+    value bigint
+);
+
+ALTER TABLE leaderboard_events ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME leaderboard_events_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE leaderboard_results (
+    tenant_id uuid NOT NULL,
+    leaderboard_id uuid NOT NULL,
+    run integer NOT NULL,
+    grp text NOT NULL,
+    user_id text NOT NULL,
+    rank integer NOT NULL,
+    value bigint NOT NULL
+);
+
+CREATE TABLE leaderboards (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    slot integer NOT NULL,
+    key text NOT NULL,
+    name text NOT NULL,
+    description text,
+    status text NOT NULL,
+    rank_by text NOT NULL,
+    metric_id uuid,
+    points_system_id uuid,
+    max_participants integer NOT NULL,
+    start_date date NOT NULL,
+    end_date date,
+    start_time text,
+    end_time text,
+    breakdown_attributes uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    run_unit text,
+    run_interval integer,
+    finalized_run integer DEFAULT '-1'::integer NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL,
+    started_run integer DEFAULT '-1'::integer NOT NULL
+);
+
+CREATE TABLE message_channels (
+    tenant_id uuid NOT NULL,
+    channel text NOT NULL,
+    active boolean NOT NULL,
+    settings text NOT NULL,
+    updated timestamp with time zone NOT NULL,
+    CONSTRAINT message_channels_channel_check CHECK ((channel = ANY (ARRAY['email'::text, 'apns'::text, 'fcm'::text, 'expo'::text])))
+);
+
+CREATE TABLE message_templates (
+    tenant_id uuid NOT NULL,
+    type text NOT NULL,
+    template jsonb NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE TABLE messages (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    event_id uuid NOT NULL,
+    user_id text NOT NULL,
+    type text NOT NULL,
+    channel text NOT NULL,
+    payload text NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_response text,
+    next_attempt_at timestamp with time zone NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL,
+    CONSTRAINT messages_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'sent'::text, 'retrying'::text, 'failed'::text, 'suppressed'::text])))
+);
+
+CREATE TABLE metrics (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    slot integer NOT NULL,
+    key text NOT NULL,
+    name text NOT NULL,
+    unit_type text NOT NULL,
+    units text NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE TABLE points_awards (
+    id uuid NOT NULL,
+    seq bigint NOT NULL,
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    system_id uuid NOT NULL,
+    trigger_id uuid NOT NULL,
+    event_id uuid,
+    awarded numeric NOT NULL,
+    total numeric NOT NULL,
+    at timestamp with time zone NOT NULL,
+    local_date date NOT NULL,
+    boosts jsonb DEFAULT '[]'::jsonb NOT NULL,
+    trigger_version uuid
+);
+
+ALTER TABLE points_awards ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME points_awards_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE points_boosts (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    system_id uuid NOT NULL,
+    seq bigint NOT NULL,
+    name text NOT NULL,
+    user_id text,
+    user_attributes jsonb DEFAULT '[]'::jsonb NOT NULL,
+    start_date date NOT NULL,
+    end_date date,
+    multiplier numeric NOT NULL,
+    rounding text NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL,
+    announced_start date,
+    announced_end date
+);
+
+ALTER TABLE points_boosts ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME points_boosts_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE points_levels (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    system_id uuid NOT NULL,
+    seq bigint NOT NULL,
+    key text NOT NULL,
+    name text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    badge_url text,
+    points bigint NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+ALTER TABLE points_levels ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME points_levels_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE points_systems (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    slot integer NOT NULL,
+    key text NOT NULL,
+    name text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    badge_url text,
+    max_points bigint,
+    status text DEFAULT 'active'::text NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE TABLE points_trigger_versions (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    trigger_id uuid NOT NULL,
+    trigger jsonb NOT NULL
+);
+
+CREATE TABLE points_triggers (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    system_id uuid NOT NULL,
+    slot integer NOT NULL,
+    type text NOT NULL,
+    points bigint NOT NULL,
+    status text NOT NULL,
+    metric_id uuid,
+    metric_threshold bigint,
+    achievement_id uuid,
+    streak_length integer,
+    time_unit text,
+    time_interval integer,
+    user_attributes jsonb DEFAULT '[]'::jsonb NOT NULL,
+    event_attributes jsonb DEFAULT '[]'::jsonb NOT NULL,
+    block_if_out_of_points boolean DEFAULT false NOT NULL,
+    activated timestamp with time zone,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE TABLE retention_settings (
+    tenant_id uuid NOT NULL,
+    settings jsonb NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE TABLE rollup_days (
+    tenant_id uuid NOT NULL,
+    day date NOT NULL,
+    active_users integer NOT NULL
+);
+
+CREATE TABLE rollup_events (
+    tenant_id uuid NOT NULL,
+    day date NOT NULL,
+    metric_id uuid NOT NULL,
+    events integer NOT NULL,
+    total numeric NOT NULL,
+    active_users integer NOT NULL
+);
+
+CREATE TABLE rollup_points (
+    tenant_id uuid NOT NULL,
+    day date NOT NULL,
+    system_id uuid NOT NULL,
+    issued numeric NOT NULL,
+    consumed numeric NOT NULL,
+    awards integer NOT NULL
+);
+
+CREATE TABLE rollup_trigger_points (
+    tenant_id uuid NOT NULL,
+    day date NOT NULL,
+    system_id uuid NOT NULL,
+    trigger_id uuid NOT NULL,
+    issued numeric NOT NULL,
+    consumed numeric NOT NULL
+);
+
+CREATE TABLE rollup_user_days (
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    local_date date NOT NULL,
+    day date NOT NULL,
+    events integer NOT NULL
+);
+
+CREATE TABLE rollup_users (
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    first date NOT NULL,
+    d1 boolean NOT NULL,
+    d7 boolean NOT NULL,
+    d30 boolean NOT NULL,
+    days integer NOT NULL,
+    events integer NOT NULL,
+    weeks bigint NOT NULL
+);
+
+CREATE TABLE secret_key (
+    id integer NOT NULL,
+    key bytea NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT secret_key_id_check CHECK ((id = 1))
+);
+
+CREATE TABLE streak_pauses (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    start_date date NOT NULL,
+    end_date date NOT NULL,
+    created timestamp with time zone NOT NULL
+);
+
+CREATE TABLE streak_periods (
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    frequency character(1) NOT NULL,
+    period integer NOT NULL,
+    length integer NOT NULL,
+    used_freeze boolean NOT NULL,
+    used_pause boolean NOT NULL
+);
+
+CREATE TABLE streak_settings (
+    tenant_id uuid NOT NULL,
+    enabled boolean NOT NULL,
+    frequency text NOT NULL,
+    metrics jsonb NOT NULL,
+    mode text NOT NULL,
+    week_start text NOT NULL,
+    initial_freezes integer NOT NULL,
+    freeze_auto_earn_interval integer NOT NULL,
+    freeze_auto_earn_amount integer NOT NULL,
+    max_freezes integer NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE SEQUENCE tenant_slot_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+CREATE TABLE tenants (
+    id uuid NOT NULL,
+    slot integer NOT NULL,
+    customer_id text,
+    name text NOT NULL,
+    status text DEFAULT 'active'::text NOT NULL,
+    is_default boolean DEFAULT false NOT NULL,
+    config_version bigint DEFAULT 1 NOT NULL,
+    seq integer DEFAULT 0 NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE TABLE unsubscribe_key (
+    id integer NOT NULL,
+    key bytea NOT NULL,
+    CONSTRAINT unsubscribe_key_id_check CHECK ((id = 1))
+);
+
+CREATE TABLE user_erasures (
+    tenant_id uuid NOT NULL,
+    user_hash text NOT NULL,
+    erased_at timestamp with time zone NOT NULL,
+    ver numeric NOT NULL
+);
+
+CREATE TABLE user_state (
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    fields jsonb NOT NULL,
+    ver bigint
+)
+WITH (fillfactor='70');
+ALTER TABLE ONLY user_state ALTER COLUMN fields SET STORAGE MAIN;
+ALTER TABLE ONLY user_state ALTER COLUMN fields SET COMPRESSION lz4;
+
+CREATE TABLE users (
+    tenant_id uuid NOT NULL,
+    id text NOT NULL,
+    email text,
+    name text,
+    tz text,
+    subscribe_to_emails boolean DEFAULT true NOT NULL,
+    device_tokens jsonb,
+    attributes jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
+CREATE TABLE webhook_deliveries (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    webhook_id uuid NOT NULL,
+    event_id uuid NOT NULL,
+    type text NOT NULL,
+    payload text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone NOT NULL,
+    last_attempt_at timestamp with time zone,
+    last_status integer,
+    last_error text,
+    created timestamp with time zone NOT NULL,
+    delivered_at timestamp with time zone,
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'delivered'::text, 'dead'::text])))
+);
+
+CREATE TABLE webhooks (
+    id uuid NOT NULL,
+    seq bigint NOT NULL,
+    tenant_id uuid NOT NULL,
+    url text NOT NULL,
+    description text,
+    event_types text[] NOT NULL,
+    status text NOT NULL,
+    secret text NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL,
+    CONSTRAINT webhooks_status_check CHECK ((status = ANY (ARRAY['active'::text, 'inactive'::text])))
+);
+
+ALTER TABLE webhooks ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME webhooks_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE wrapped_percentiles (
+    tenant_id uuid NOT NULL,
+    unit character(1) NOT NULL,
+    period_start date NOT NULL,
+    kind character(1) NOT NULL,
+    item_id uuid NOT NULL,
+    cuts double precision[] NOT NULL,
+    users integer NOT NULL,
+    refreshed_at timestamp with time zone NOT NULL
+);
+
+ALTER TABLE ONLY events ATTACH PARTITION events_default DEFAULT;
+
+ALTER TABLE ONLY achievement_completions
+    ADD CONSTRAINT achievement_completions_pkey PRIMARY KEY (tenant_id, achievement_id, user_id);
+
+ALTER TABLE ONLY achievements
+    ADD CONSTRAINT achievements_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY achievements
+    ADD CONSTRAINT achievements_tenant_id_key_key UNIQUE (tenant_id, key);
+
+ALTER TABLE ONLY api_keys
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY api_keys
+    ADD CONSTRAINT api_keys_prefix_key UNIQUE (prefix);
+
+ALTER TABLE ONLY attributes
+    ADD CONSTRAINT attributes_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY attributes
+    ADD CONSTRAINT attributes_tenant_id_type_key_key UNIQUE (tenant_id, type, key);
+
+ALTER TABLE ONLY batch_rejections
+    ADD CONSTRAINT batch_rejections_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY board_entries
+    ADD CONSTRAINT board_entries_pkey PRIMARY KEY (tenant_id, leaderboard_id, run, grp, user_id);
+
+ALTER TABLE ONLY config_versions
+    ADD CONSTRAINT config_versions_pkey PRIMARY KEY (tenant_id, version);
+
+ALTER TABLE ONLY dead_letters
+    ADD CONSTRAINT dead_letters_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY dead_letters
+    ADD CONSTRAINT dead_letters_tenant_id_stream_id_key UNIQUE (tenant_id, stream_id);
+
+ALTER TABLE ONLY event_days
+    ADD CONSTRAINT event_days_pkey PRIMARY KEY (tenant_id, user_id, metric_id, local_date);
+
+ALTER TABLE ONLY flushed_operations
+    ADD CONSTRAINT flushed_operations_pkey PRIMARY KEY (tenant_id, id);
+
+ALTER TABLE ONLY leaderboard_results
+    ADD CONSTRAINT leaderboard_results_pkey PRIMARY KEY (tenant_id, leaderboard_id, run, grp, user_id);
+
+ALTER TABLE ONLY leaderboards
+    ADD CONSTRAINT leaderboards_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY leaderboards
+    ADD CONSTRAINT leaderboards_tenant_id_key_key UNIQUE (tenant_id, key);
+
+ALTER TABLE ONLY message_channels
+    ADD CONSTRAINT message_channels_pkey PRIMARY KEY (tenant_id, channel);
+
+ALTER TABLE ONLY message_templates
+    ADD CONSTRAINT message_templates_pkey PRIMARY KEY (tenant_id, type);
+
+ALTER TABLE ONLY messages
+    ADD CONSTRAINT messages_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY messages
+    ADD CONSTRAINT messages_tenant_id_event_id_channel_key UNIQUE (tenant_id, event_id, channel);
+
+ALTER TABLE ONLY metrics
+    ADD CONSTRAINT metrics_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY metrics
+    ADD CONSTRAINT metrics_tenant_id_key_key UNIQUE (tenant_id, key);
+
+ALTER TABLE ONLY metrics
+    ADD CONSTRAINT metrics_tenant_id_slot_key UNIQUE (tenant_id, slot);
+
+ALTER TABLE ONLY points_boosts
+    ADD CONSTRAINT points_boosts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY points_levels
+    ADD CONSTRAINT points_levels_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY points_levels
+    ADD CONSTRAINT points_levels_system_id_key_key UNIQUE (system_id, key);
+
+ALTER TABLE ONLY points_systems
+    ADD CONSTRAINT points_systems_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY points_systems
+    ADD CONSTRAINT points_systems_tenant_id_key_key UNIQUE (tenant_id, key);
+
+ALTER TABLE ONLY points_trigger_versions
+    ADD CONSTRAINT points_trigger_versions_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY points_triggers
+    ADD CONSTRAINT points_triggers_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY retention_settings
+    ADD CONSTRAINT retention_settings_pkey PRIMARY KEY (tenant_id);
+
+ALTER TABLE ONLY rollup_days
+    ADD CONSTRAINT rollup_days_pkey PRIMARY KEY (tenant_id, day);
+
+ALTER TABLE ONLY rollup_events
+    ADD CONSTRAINT rollup_events_pkey PRIMARY KEY (tenant_id, day, metric_id);
+
+ALTER TABLE ONLY rollup_points
+    ADD CONSTRAINT rollup_points_pkey PRIMARY KEY (tenant_id, day, system_id);
+
+ALTER TABLE ONLY rollup_trigger_points
+    ADD CONSTRAINT rollup_trigger_points_pkey PRIMARY KEY (tenant_id, day, system_id, trigger_id);
+
+ALTER TABLE ONLY rollup_user_days
+    ADD CONSTRAINT rollup_user_days_pkey PRIMARY KEY (tenant_id, user_id, local_date, day);
+
+ALTER TABLE ONLY rollup_users
+    ADD CONSTRAINT rollup_users_pkey PRIMARY KEY (tenant_id, user_id);
+
+ALTER TABLE ONLY secret_key
+    ADD CONSTRAINT secret_key_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY streak_pauses
+    ADD CONSTRAINT streak_pauses_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY streak_periods
+    ADD CONSTRAINT streak_periods_pkey PRIMARY KEY (tenant_id, user_id, frequency, period);
+
+ALTER TABLE ONLY streak_settings
+    ADD CONSTRAINT streak_settings_pkey PRIMARY KEY (tenant_id);
+
+ALTER TABLE ONLY tenants
+    ADD CONSTRAINT tenants_customer_id_key UNIQUE (customer_id);
+
+ALTER TABLE ONLY tenants
+    ADD CONSTRAINT tenants_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY tenants
+    ADD CONSTRAINT tenants_slot_key UNIQUE (slot);
+
+ALTER TABLE ONLY unsubscribe_key
+    ADD CONSTRAINT unsubscribe_key_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY user_erasures
+    ADD CONSTRAINT user_erasures_pkey PRIMARY KEY (tenant_id, user_hash);
+
+ALTER TABLE ONLY user_state
+    ADD CONSTRAINT user_state_pkey PRIMARY KEY (tenant_id, user_id);
+
+ALTER TABLE ONLY users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (tenant_id, id);
+
+ALTER TABLE ONLY webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_webhook_id_event_id_key UNIQUE (webhook_id, event_id);
+
+ALTER TABLE ONLY webhooks
+    ADD CONSTRAINT webhooks_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY wrapped_percentiles
+    ADD CONSTRAINT wrapped_percentiles_pkey PRIMARY KEY (tenant_id, unit, period_start, kind, item_id);
+
+CREATE INDEX achievement_completions_by_time ON achievement_completions USING btree (tenant_id, achievement_id, achieved_at);
+
+CREATE UNIQUE INDEX api_keys_one_environment ON api_keys USING btree ((true)) WHERE (source = 'environment'::text);
+
+CREATE INDEX audit_log_newest ON ONLY audit_log USING btree (at DESC, id DESC);
+
+CREATE INDEX batch_rejections_by_time ON batch_rejections USING btree (tenant_id, at DESC);
+
+CREATE INDEX dead_letters_newest ON dead_letters USING btree (tenant_id, first_failed_at DESC, id);
+
+CREATE INDEX events_by_user_metric_date ON ONLY events USING btree (tenant_id, user_id, metric_id, local_date);
+
+CREATE UNIQUE INDEX events_once ON ONLY events USING btree (tenant_id, occurred_at, id) INCLUDE (metric_id, user_id, value);
+
+CREATE UNIQUE INDEX events_default_tenant_id_occurred_at_id_metric_id_user_id_v_idx ON events_default USING btree (tenant_id, occurred_at, id) INCLUDE (metric_id, user_id, value);
+
+CREATE INDEX events_default_tenant_id_user_id_metric_id_local_date_idx ON events_default USING btree (tenant_id, user_id, metric_id, local_date);
+
+CREATE INDEX leaderboard_events_by_user ON leaderboard_events USING btree (tenant_id, leaderboard_id, user_id, seq DESC);
+
+CREATE INDEX messages_by_user ON messages USING btree (tenant_id, user_id);
+
+CREATE INDEX messages_due ON messages USING btree (next_attempt_at) WHERE (status = ANY (ARRAY['queued'::text, 'retrying'::text]));
+
+CREATE INDEX messages_log ON messages USING btree (tenant_id, created DESC);
+
+CREATE INDEX points_awards_by_time ON points_awards USING btree (tenant_id, at) INCLUDE (system_id, awarded);
+
+CREATE INDEX points_awards_by_user ON points_awards USING btree (tenant_id, user_id, system_id, seq DESC);
+
+CREATE INDEX rollup_users_by_first ON rollup_users USING btree (tenant_id, first);
+
+CREATE INDEX streak_pauses_by_user ON streak_pauses USING btree (tenant_id, user_id);
+
+CREATE INDEX streak_periods_by_period ON streak_periods USING btree (tenant_id, frequency, period) INCLUDE (user_id, length);
+
+CREATE INDEX user_erasures_by_ver ON user_erasures USING btree (tenant_id, ver);
+
+CREATE INDEX webhook_deliveries_by_status ON webhook_deliveries USING btree (webhook_id, status, created DESC);
+
+CREATE INDEX webhook_deliveries_delivered ON webhook_deliveries USING btree (delivered_at) WHERE (status = 'delivered'::text);
+
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (webhook_id, next_attempt_at) WHERE (status = 'pending'::text);
+
+CREATE INDEX webhooks_by_tenant ON webhooks USING btree (tenant_id);
+
+ALTER INDEX events_once ATTACH PARTITION events_default_tenant_id_occurred_at_id_metric_id_user_id_v_idx;
+
+ALTER INDEX events_by_user_metric_date ATTACH PARTITION events_default_tenant_id_user_id_metric_id_local_date_idx;
+
+CREATE TRIGGER audit_log_append_only BEFORE DELETE OR UPDATE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+
+ALTER TABLE ONLY achievements
+    ADD CONSTRAINT achievements_metric_id_fkey FOREIGN KEY (metric_id) REFERENCES metrics(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY achievements
+    ADD CONSTRAINT achievements_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY api_keys
+    ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY attributes
+    ADD CONSTRAINT attributes_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY batch_rejections
+    ADD CONSTRAINT batch_rejections_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY config_versions
+    ADD CONSTRAINT config_versions_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY dead_letters
+    ADD CONSTRAINT dead_letters_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY flushed_operations
+    ADD CONSTRAINT flushed_operations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY leaderboard_results
+    ADD CONSTRAINT leaderboard_results_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY leaderboards
+    ADD CONSTRAINT leaderboards_metric_id_fkey FOREIGN KEY (metric_id) REFERENCES metrics(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY leaderboards
+    ADD CONSTRAINT leaderboards_points_system_id_fkey FOREIGN KEY (points_system_id) REFERENCES points_systems(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY leaderboards
+    ADD CONSTRAINT leaderboards_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY message_channels
+    ADD CONSTRAINT message_channels_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY message_templates
+    ADD CONSTRAINT message_templates_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY messages
+    ADD CONSTRAINT messages_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY metrics
+    ADD CONSTRAINT metrics_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_boosts
+    ADD CONSTRAINT points_boosts_system_id_fkey FOREIGN KEY (system_id) REFERENCES points_systems(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_boosts
+    ADD CONSTRAINT points_boosts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_levels
+    ADD CONSTRAINT points_levels_system_id_fkey FOREIGN KEY (system_id) REFERENCES points_systems(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_levels
+    ADD CONSTRAINT points_levels_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_systems
+    ADD CONSTRAINT points_systems_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_trigger_versions
+    ADD CONSTRAINT points_trigger_versions_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_triggers
+    ADD CONSTRAINT points_triggers_metric_id_fkey FOREIGN KEY (metric_id) REFERENCES metrics(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_triggers
+    ADD CONSTRAINT points_triggers_system_id_fkey FOREIGN KEY (system_id) REFERENCES points_systems(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY points_triggers
+    ADD CONSTRAINT points_triggers_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY retention_settings
+    ADD CONSTRAINT retention_settings_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY rollup_days
+    ADD CONSTRAINT rollup_days_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY rollup_events
+    ADD CONSTRAINT rollup_events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY rollup_points
+    ADD CONSTRAINT rollup_points_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY rollup_trigger_points
+    ADD CONSTRAINT rollup_trigger_points_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY rollup_user_days
+    ADD CONSTRAINT rollup_user_days_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY rollup_users
+    ADD CONSTRAINT rollup_users_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY streak_pauses
+    ADD CONSTRAINT streak_pauses_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY streak_settings
+    ADD CONSTRAINT streak_settings_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY user_erasures
+    ADD CONSTRAINT user_erasures_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY user_state
+    ADD CONSTRAINT user_state_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY users
+    ADD CONSTRAINT users_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_webhook_id_fkey FOREIGN KEY (webhook_id) REFERENCES webhooks(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY webhooks
+    ADD CONSTRAINT webhooks_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY wrapped_percentiles
+    ADD CONSTRAINT wrapped_percentiles_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE;
+
+-- The tenant used when a request names none (as 001-core.sql inserts it).
+INSERT INTO tenants (id, slot, name, is_default, created, updated)
+  VALUES ('00000000-0000-0000-0000-000000000000', 0, 'Default', true, now(), now());
