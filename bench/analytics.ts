@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/observability/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
 import { makePartitions } from '../src/store/event-partitions';

@@ -3,7 +3,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { systemClock } from '../src/clock';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/observability/log';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 import type { StreamEntry } from '../src/store/flush-batch';
 import { seedConfig, seedUsers, ZONES } from './seed';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/observability/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
 import { purgeKeys } from '../src/redis/purge';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/observability/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
 import { seedConfig, seedUsers } from './seed';

@@ -1,6 +1,6 @@
 import type { Clock } from './clock';
 import type { Config } from './config';
-import type { Logger } from './log';
+import type { Logger } from './observability/log';
 import type { Ctx } from './context';
 import { createPool, ensureDatabase } from './store/db';
 import { migrate } from './store/migrations';
@@ -10,7 +10,7 @@ import { Keys } from './redis/keys';
 import { Engine } from './engine';
 import { Authenticator } from './auth/auth';
 import { RateLimiter } from './auth/rate-limit';
-import { messagesTotal, readFlushes, reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './metrics';
+import { messagesTotal, readFlushes, reportDeadLetters, reportFlusherLag, reportLive, webhookDeliveries } from './observability/metrics';
 import { prometheusRoutes } from './api/prometheus';
 import { Tenants } from './store/tenants';
 import { TenantConfigs } from './store/tenant-config';

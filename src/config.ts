@@ -1,4 +1,4 @@
-import { isLogLevel, LogLevel } from './log';
+import { isLogLevel, LogLevel } from './observability/log';
 import { defaultBurst, RateLimit } from './auth/rate-limit';
 
 /** Everything the process reads from its environment, with safe defaults. */

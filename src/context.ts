@@ -2,7 +2,7 @@ import type { RedisClient } from './redis/client';
 import type { Pool } from 'pg';
 import type { Clock } from './clock';
 import type { Config } from './config';
-import type { Logger } from './log';
+import type { Logger } from './observability/log';
 import type { Keys } from './redis/keys';
 import type { Engine } from './engine';
 import { Authenticator, Principal, requireAdmin } from './auth/auth';

@@ -2,11 +2,11 @@ import { fork, ChildProcess } from 'node:child_process';
 import cluster from 'node:cluster';
 import { createServer } from 'node:net';
 import { loadConfig, Config } from './config';
-import { createLogger, Logger } from './log';
+import { createLogger, Logger } from './observability/log';
 import { systemClock } from './clock';
 import { ALL_ROLES, AppRoles, startApp } from './app';
 import { ensureServices } from './ops/ensure-services';
-import { aggregateScrapes, answerScrapes } from './metrics-workers';
+import { aggregateScrapes, answerScrapes } from './observability/metrics-workers';
 
 /** LAUREL_WORKER's value for the supervisor's background process (HTTP workers have their number). */
 const BACKGROUND = 'background';

@@ -4,7 +4,7 @@ import { createPool } from '../src/store/db';
 import { migrate } from '../src/store/migrations';
 import { ensureAdminKey, warnWithoutAutovacuum } from '../src/store/bootstrap';
 import { loadConfig } from '../src/config';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/observability/log';
 import { systemClock } from '../src/clock';
 import { startServer } from './helpers/harness';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { loadConfig } from '../src/config';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/observability/log';
 import { ensureServices } from '../src/ops/ensure-services';
 
 t.test('an explicit unreachable address fails with one clear sentence', async (t) => {

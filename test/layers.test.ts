@@ -44,6 +44,7 @@ function broken(from: string, to: string): string | null {
   if (under(from, 'scheduler') && under(to, 'api')) return 'scheduler/ imports no api/';
   if (under(from, 'services') && under(to, 'api')) return 'services/ imports no api/';
   if (under(from, 'engine') && (under(to, 'api') || under(to, 'services') || under(to, 'store'))) return 'engine/ imports no api/, services/ or store/';
+  if (under(from, 'observability') && !under(to, 'observability')) return 'observability/ (Prometheus, logging) imports nothing else of Laurel: anything may report to it';
   if (under(from, 'wire') && !under(to, 'wire') && to !== 'webhooks/events') return 'wire/ holds the API\'s data shapes only (and the webhook event names)';
   if (handlers.has(from) && handlers.has(to) && to !== from) return 'a handler imports no other handler (share through domain/ or a service module)';
   return null;
@@ -75,4 +76,6 @@ t.test('the rules see imports (a sanity check of the parser)', async (t) => {
   t.equal(broken('api/app/points', 'api/app/users'), 'a handler imports no other handler (share through domain/ or a service module)');
   t.equal(broken('api/app/users', 'services/user-input'), null);
   t.equal(broken('api/app/users', 'wire/app'), null);
+  t.equal(broken('store/dead-letters', 'observability/metrics'), null, 'anything reports to observability/');
+  t.equal(broken('observability/metrics', 'store/tenants'), 'observability/ (Prometheus, logging) imports nothing else of Laurel: anything may report to it');
 });

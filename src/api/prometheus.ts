@@ -2,8 +2,8 @@ import type { Config } from '../config';
 import { safeEqual } from '../auth/api-keys';
 import { HttpError } from '../errors';
 import type { Route } from '../http/server';
-import { registry } from '../metrics';
-import { scrape } from '../metrics-workers';
+import { registry } from '../observability/metrics';
+import { scrape } from '../observability/metrics-workers';
 
 /** `GET /metrics` in Prometheus's text format; open unless METRICS_TOKEN is set. */
 export function prometheusRoutes(config: Config): Route[] {

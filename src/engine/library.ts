@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { observeScript } from '../metrics';
+import { observeScript } from '../observability/metrics';
 import { masters, RedisClient } from '../redis/client';
 import { EventGroups } from './group-commit';
 

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { badRequest, HttpError, isUnavailable, unavailable } from '../errors';
 import { storable, UNSTORABLE_RULE } from './text';
-import type { Logger } from '../log';
-import { routeRecorder } from '../metrics';
+import type { Logger } from '../observability/log';
+import { routeRecorder } from '../observability/metrics';
 import { Router } from './router';
 import { answerRaw, closeGently, ParseError, parseErrorAnswer, requestLine } from './wire';
 

@@ -1,5 +1,5 @@
 import { openRedis, RedisClient, RedisTarget } from '../redis/client';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 
 type Entry = [id: string, fields: string[]];
 

@@ -7,7 +7,7 @@ import type { LiveSubscribe } from '../wire/live';
 import { StreamFeed } from './feed';
 import { userChanges } from './messages';
 import { BoardViewSpec, readBoardView, watchable } from './board-view';
-import { liveDropped, liveSlowClosed } from '../metrics';
+import { liveDropped, liveSlowClosed } from '../observability/metrics';
 
 /** Close codes a client should know (documented in docs/live-updates.md). */
 export const CLOSE_RESTART = 1012;

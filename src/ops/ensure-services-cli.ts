@@ -1,5 +1,5 @@
 import { loadConfig } from '../config';
-import { createLogger } from '../log';
+import { createLogger } from '../observability/log';
 import { ensureServices } from './ensure-services';
 
 /** `npm test` runs this first, so a fresh machine gets its Redis and Postgres. */

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import net from 'node:net';
 import path from 'node:path';
 import type { Config } from '../config';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 
 /**
  * Make sure Redis and Postgres answer before the server (or the tests) start.

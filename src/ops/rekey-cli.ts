@@ -1,5 +1,5 @@
 import { loadConfig } from '../config';
-import { createLogger } from '../log';
+import { createLogger } from '../observability/log';
 import { createPool } from '../store/db';
 import { migrate } from '../store/migrations';
 import { loadSecretBox } from '../store/secrets';

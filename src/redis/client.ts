@@ -1,5 +1,5 @@
 import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 
 /** A standalone Redis or a Redis Cluster: the commands Laurel uses are the same on both. */
 export type RedisClient = Redis | Cluster;

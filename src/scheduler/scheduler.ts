@@ -12,7 +12,7 @@ import { tx } from '../store/db';
 import type { Tenant } from '../store/tenants';
 import { Lease } from './lease';
 import { DailyRollups } from '../store/rollups';
-import { schedulerRuns } from '../metrics';
+import { schedulerRuns } from '../observability/metrics';
 import { announceBoosts, announceRuns, finishedEvents } from '../webhooks/announce';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
 import { streakCall } from '../services/streak-calls';

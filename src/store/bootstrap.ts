@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 import { ENV_PREFIX_MARK, environmentPrefix, generateKey } from '../auth/api-keys';
 import { tx } from './db';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Clock } from '../clock';
-import type { Logger } from '../log';
-import { deadLettered } from '../metrics';
+import type { Logger } from '../observability/log';
+import { deadLettered } from '../observability/metrics';
 import type { Tenant } from './tenants';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis/client';
 import type { Pool, PoolClient } from 'pg';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
 import { tx } from './db';
 import type { Tenant, Tenants } from './tenants';

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 import type { Keys } from '../redis/keys';
 import type { RedisClient } from '../redis/client';
 import { idempotencySlot } from '../domain/idempotency';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 import { parseSecretsKey, SecretBox } from '../domain/secret-box';
 
 /**

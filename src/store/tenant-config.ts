@@ -1,6 +1,6 @@
 import type { RedisClient } from '../redis/client';
 import type { Pool, PoolClient } from 'pg';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
 import type { Engine } from '../engine';
 import { configPublishCall } from '../engine';

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../clock';
-import type { Logger } from '../log';
+import type { Logger } from '../observability/log';
 import { signatureHeaders } from './signing';
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'dead';

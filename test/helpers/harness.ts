@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DEFAULT_REDIS_URL, loadConfig } from '../../src/config';
-import { createLogger } from '../../src/log';
+import { createLogger } from '../../src/observability/log';
 import { ManualClock } from '../../src/clock';
 import { startApp, App, AppRoles } from '../../src/app';
 import { purgeKeys } from '../../src/redis/purge';
