@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config';
 import { systemClock } from '../src/clock';
 import { createLogger } from '../src/observability/log';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
-import type { StreamEntry } from '../src/store/flush-batch';
+import type { StreamEntry } from '../src/pipeline/flush-batch';
 import { seedConfig, seedUsers, ZONES } from './seed';
 import { METRICS } from './load';
 
@@ -24,7 +24,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 4000);
 const BATCH = 500;
 const ROUNDS = 20;
 
-type FlushBatch = typeof import('../src/store/flush-batch');
+type FlushBatch = typeof import('../src/pipeline/flush-batch');
 
 async function main(): Promise<void> {
   const id = randomBytes(4).toString('hex');
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
 
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => unknown };
-    const modules: [string, string][] = [['this build', '../src/store/flush-batch']];
+    const modules: [string, string][] = [['this build', '../src/pipeline/flush-batch']];
     if (process.env.BENCH_FLUSH_BATCH_MODULE) modules.push([process.env.BENCH_FLUSH_BATCH_MODULE, process.env.BENCH_FLUSH_BATCH_MODULE]);
     let gcs = 0;
     new PerformanceObserver((list) => (gcs += list.getEntries().length)).observe({ entryTypes: ['gc'] });

@@ -41,6 +41,8 @@ function broken(from: string, to: string): string | null {
   if (to === 'engine/library' && !under(from, 'engine')) return 'only src/engine sends FCALL (engine/library)';
   if (under(from, 'domain') && ['api', 'services', 'store', 'http', 'redis', 'engine'].some((d) => under(to, d))) return 'domain/ imports no api/, services/, store/, http/, redis/ or engine/';
   if (under(from, 'store') && (under(to, 'api') || under(to, 'http'))) return 'store/ imports no api/ or http/';
+  if (under(from, 'store') && under(to, 'pipeline')) return 'store/ (Postgres access) imports nothing of the pipeline that feeds it';
+  if (under(from, 'pipeline') && (under(to, 'api') || under(to, 'http') || under(to, 'services'))) return 'pipeline/ imports no api/, http/ or services/';
   if (under(from, 'scheduler') && under(to, 'api')) return 'scheduler/ imports no api/';
   if (under(from, 'services') && under(to, 'api')) return 'services/ imports no api/';
   if (under(from, 'engine') && (under(to, 'api') || under(to, 'services') || under(to, 'store'))) return 'engine/ imports no api/, services/ or store/';
@@ -76,6 +78,7 @@ t.test('the rules see imports (a sanity check of the parser)', async (t) => {
   t.equal(broken('api/app/points', 'api/app/users'), 'a handler imports no other handler (share through domain/ or a service module)');
   t.equal(broken('api/app/users', 'services/user-input'), null);
   t.equal(broken('api/app/users', 'wire/app'), null);
-  t.equal(broken('store/dead-letters', 'observability/metrics'), null, 'anything reports to observability/');
+  t.equal(broken('pipeline/dead-letters', 'observability/metrics'), null, 'anything reports to observability/');
+  t.equal(broken('store/tenants', 'pipeline/flusher'), 'store/ (Postgres access) imports nothing of the pipeline that feeds it');
   t.equal(broken('observability/metrics', 'store/tenants'), 'observability/ (Prometheus, logging) imports nothing else of Laurel: anything may report to it');
 });

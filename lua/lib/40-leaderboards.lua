@@ -84,7 +84,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
           .. ',"pr":' .. INT[prev_rank and prev_rank + 1 or -1] .. ',"pv":' .. INT[prev_val or -1]
           .. ',"th":' .. INT[threshold] .. ',"nv":' .. INT[iv] .. ',"sc":"' .. score .. '","ev":'
           .. (#evicted > 0 and cjson.encode(evicted) or '[]') .. '}'
-        -- A user off the board before and after has no history entry, in Postgres either (store/flush-batch.ts).
+        -- A user off the board before and after has no history entry, in Postgres either (pipeline/flush-batch.ts).
         if prev_rank or rank then
           offset = offset or day_offset(P.date, now)
           recent_push(rkey, fname('b', b.k), INT[b.r], { now .. ',' .. offset .. ',' .. (prev_rank and INT[prev_rank + 1] or '')

@@ -1,7 +1,7 @@
 import type { Ctx } from '../context';
 import { reply, Route } from '../http/server';
-import type { Flusher } from '../store/flusher';
-import type { DeadLetters } from '../store/dead-letters';
+import type { Flusher } from '../pipeline/flusher';
+import type { DeadLetters } from '../pipeline/dead-letters';
 import type { Readiness } from '../wire/app';
 
 /**

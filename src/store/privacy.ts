@@ -94,7 +94,7 @@ async function idempotencyMembers(ctx: Ctx, tenant: Tenant, userId: string): Pro
  * finish first and are deleted here, and later ones see the tombstone),
  * deletes every row and stores the tombstone with the marker's position.
  * Records of the user still in the stream are older than the marker: the
- * flusher drops them (see keptAfterErasures in flusher.ts). Records after it
+ * flusher drops them (see keptAfterErasures in pipeline/flusher.ts). Records after it
  * belong to a new user of the same id.
  */
 export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promise<ErasedUser> {

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
-import type { BatchHook } from '../store/flusher';
+import type { BatchHook } from '../pipeline/flusher';
 import type { UserChangeRecord } from '../engine/change-record';
 import { derivedId } from '../domain/ids';
 import { achievementJson } from '../domain/achievements';

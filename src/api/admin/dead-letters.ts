@@ -2,8 +2,8 @@ import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
 import { notFound, unprocessable } from '../../errors';
 import { reply, Route } from '../../http/server';
-import { DEAD_LETTER_COLS, DeadLetterRow, DeadLetters, decodeRecord, describeError, isPermanent } from '../../store/dead-letters';
-import type { Flusher } from '../../store/flusher';
+import { DEAD_LETTER_COLS, DeadLetterRow, DeadLetters, decodeRecord, describeError, isPermanent } from '../../pipeline/dead-letters';
+import type { Flusher } from '../../pipeline/flusher';
 import type { DeadLetter, DeadLetterReplayed } from '../../wire/admin';
 import { readDeleteRoutes, Resource, scopeOf } from './resource';
 

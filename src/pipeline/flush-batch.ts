@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import { awardId, ScriptPoints } from '../domain/points';
 import type { ScriptBoard } from '../domain/leaderboards';
 import { changeOwner, decodeChange, PeriodRecord, UserChangeRecord } from '../engine/change-record';
-import { erasureHash } from './privacy';
+import { erasureHash } from '../store/privacy';
 import { UnreadableRecord } from './dead-letters';
 import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRIBED_FIELD, ZONE_FIELD } from '../domain/user-hash';
 import { joinGroup } from '../domain/leaderboards';

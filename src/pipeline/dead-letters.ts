@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Clock } from '../clock';
 import type { Logger } from '../observability/log';
 import { deadLettered } from '../observability/metrics';
-import type { Tenant } from './tenants';
+import type { Tenant } from '../store/tenants';
 
 /**
  * Change records Postgres refused for good. A batch that fails with such an
