@@ -3,11 +3,11 @@ import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
 import { invalid, unprocessable } from '../../errors';
 import { reply, Route } from '../../http/server';
-import { AdminIssue, MAX_BATCH } from './batch';
+import { MAX_BATCH } from './batch';
 import { configTx } from '../../store/config-tx';
 import { streakCall, streakProblem } from '../../services/streak-calls';
 import { createPauses, removePauses } from '../../services/streak-pauses';
-import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings, UserIssue } from '../../wire/admin';
+import type { FreezesBody, PausesBody, RestoreBody, StreakSettings, UserIssue } from '../../wire/admin';
 import { saveStreakSettings, streakSettingsOf } from './writes/streaks';
 
 const validateSettings = typia.createValidate<StreakSettings>();
