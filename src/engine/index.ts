@@ -14,5 +14,6 @@ export * from './calls/streak';
 export * from './calls/board-read';
 export * from './calls/small';
 export * from './user-fields';
+export * from './board-position';
 export * from './change-record';
 export * from './retry';
