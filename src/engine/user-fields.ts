@@ -4,7 +4,7 @@
  */
 import type { RedisClient } from '../redis/client';
 import type { TenantKeys } from '../redis/keys';
-import { EMAIL_FIELD, NAME_FIELD, ZONE_FIELD } from '../domain/user-hash';
+import { CREATED_FIELD, EMAIL_FIELD, NAME_FIELD, ZONE_FIELD } from '../domain/user-hash';
 
 /** The user's stored zone: null when the user or the field is absent ('' when unknown). */
 export const storedZone = (redis: RedisClient, tk: TenantKeys, userId: string): Promise<string | null> => redis.hget(tk.user(userId), ZONE_FIELD);
@@ -12,9 +12,10 @@ export const storedZone = (redis: RedisClient, tk: TenantKeys, userId: string): 
 /** The user's email, null when absent. */
 export const storedEmail = (redis: RedisClient, tk: TenantKeys, userId: string): Promise<string | null> => redis.hget(tk.user(userId), EMAIL_FIELD);
 
-/** Every field of the user's hash (an empty map when there is no such user). */
-export async function userFields(redis: RedisClient, tk: TenantKeys, userId: string): Promise<Map<string, string>> {
-  return new Map(Object.entries(await redis.hgetall(tk.user(userId))));
+/** Every field of the user's hash, null when there is no such user (the hash has no created time). */
+export async function userHash(redis: RedisClient, tk: TenantKeys, userId: string): Promise<Map<string, string> | null> {
+  const fields = new Map(Object.entries(await redis.hgetall(tk.user(userId))));
+  return fields.has(CREATED_FIELD) ? fields : null;
 }
 
 /**
