@@ -15,5 +15,6 @@ export * from './calls/board-read';
 export * from './calls/small';
 export * from './user-fields';
 export * from './board-position';
+export * from './achievement-stats';
 export * from './change-record';
 export * from './retry';
