@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { TIE_BITS } from '../domain/leaderboards';
 import type {
-  AchievementCompletionRate, ActiveUsersPerDay, EventsPerDay, PointsByTrigger, PointsPerDay, WeekStart,
+  AchievementCompletionRate, ActiveUsersPerDay, EventsPerDay, PointsByTrigger, PointsPerDay,
 } from '../wire/admin';
 
 /**
@@ -72,15 +72,6 @@ export async function activeUsersPerDay(db: Pool, r: Range, split: Split): Promi
     [r.tenantId, r.from, split.day, split.at, r.end],
   );
   return rows;
-}
-
-/** The tenant's streak frequency and week start, null when never set. */
-export async function streakPeriodSettings(db: Pool, tenantId: string): Promise<{ frequency: 'daily' | 'weekly' | 'monthly'; weekStart: WeekStart } | null> {
-  const { rows } = await db.query<{ frequency: 'daily' | 'weekly' | 'monthly'; weekStart: WeekStart }>(
-    'SELECT frequency, week_start AS "weekStart" FROM streak_settings WHERE tenant_id = $1',
-    [tenantId],
-  );
-  return rows[0] ?? null;
 }
 
 /**

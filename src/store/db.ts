@@ -6,6 +6,8 @@ import { types } from 'pg';
 types.setTypeParser(types.builtins.INT8, (v) => Number(v));
 
 export type Db = Pool;
+/** A client checked out for a transaction (see tx). */
+export type { PoolClient };
 
 export function createPool(url: string, schema: string): Pool {
   return new Pool({

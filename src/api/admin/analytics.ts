@@ -10,8 +10,9 @@ import { addDays, DailyRollups } from '../../store/rollups';
 import { firstEventDay, openTriggerPoints } from '../../store/activity-record';
 import { userActivity } from '../../store/experiment';
 import {
-  achievementCompletions, activeUsersPerDay, closedPointsDays, closedTriggerPoints, eventsPerDay, runStats, streakLengthCounts, streakPeriodSettings, usersCreatedBefore,
+  achievementCompletions, activeUsersPerDay, closedPointsDays, closedTriggerPoints, eventsPerDay, runStats, streakLengthCounts, usersCreatedBefore,
 } from '../../store/analytics';
+import { streakSettingsOf } from '../../store/streak-settings';
 import type { Tenant } from '../../store/tenants';
 import type {
   AchievementCompletionRate, AnalyticsRange, EventsAnalyticsQuery, ExperimentQuery, LeaderboardRunStats, PointsAnalyticsQuery, PointsPerDay,
@@ -132,9 +133,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<AnalyticsRange>());
         await ctx.durable.all(tenant);
-        const settings = await streakPeriodSettings(ctx.db, tenant.id);
-        const frequency = settings?.frequency ?? 'daily';
-        const weekStart = settings?.weekStart ?? 'monday';
+        const { frequency, weekStart } = await streakSettingsOf(ctx.db, tenant.id);
         const f = FREQ[frequency];
         // A streak is alive in a period when it was extended in it or in the one
         // before (it may still be extended): each user's latest of the two counts.
