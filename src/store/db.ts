@@ -6,8 +6,6 @@ import { types } from 'pg';
 types.setTypeParser(types.builtins.INT8, (v) => Number(v));
 
 export type Db = Pool;
-/** A client checked out for a transaction (see tx). */
-export type { PoolClient };
 
 export function createPool(url: string, schema: string): Pool {
   return new Pool({
@@ -43,6 +41,9 @@ export async function ensureDatabase(url: string): Promise<void> {
     await admin.end();
   }
 }
+
+/** A client checked out for a transaction (see tx). */
+export type { PoolClient };
 
 const ignore = () => undefined;
 

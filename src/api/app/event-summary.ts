@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db';
+import type { Ctx } from '../../context';
 import { invalid, unprocessable } from '../../errors';
 import type { SummaryPoint } from '../../wire/app';
 import { periodSums, sumBefore, SummarySource } from '../../store/event-sums';
@@ -30,7 +30,7 @@ export { METRIC_EVENTS, POINTS_AWARDS } from '../../store/event-sums';
  * endDate: the change within the period and the total at its end. Dates are
  * the user's local dates at the time of each event. Sums are exact (numeric).
  */
-export async function eventSummary(db: Db, src: SummarySource, tenantId: string, userId: string, id: string, q: URLSearchParams): Promise<SummaryPoint[]> {
+export async function eventSummary(db: Ctx['db'], src: SummarySource, tenantId: string, userId: string, id: string, q: URLSearchParams): Promise<SummaryPoint[]> {
   const { unit, start, end } = summaryRange(q);
   const from = periodStartDay(start, unit);
   const to = nextPeriodDay(periodStartDay(end, unit), unit) - 1;
