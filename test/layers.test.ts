@@ -71,6 +71,59 @@ t.test('nothing outside src/engine sends FCALL', async (t) => {
   t.same(offenders.map(rel), []);
 });
 
+/**
+ * Postgres and Redis are reached through store/ and engine/ (or redis/)
+ * modules named after what they hold: a handler calls them and never speaks
+ * SQL or Redis commands itself. `req.query` (a property) is not a call.
+ */
+const SQL = [
+  { re: /^\s*import\b[^;]*?from\s+['"]pg['"]/m, what: "imports 'pg'" },
+  { re: /\.query\s*[<(]/, what: 'sends SQL (.query)' },
+];
+const RAW_REDIS = [
+  { re: /^\s*import\b[^;]*?from\s+['"]ioredis['"]/m, what: "imports 'ioredis'" },
+  { re: /\bredis\s*\.\s*\w+\s*\(/, what: 'sends a Redis command (redis.…())' },
+  { re: /\.(pipeline|multi)\s*\(/, what: 'builds a Redis pipeline' },
+];
+
+/** What a file under api/ does that belongs in store/ or engine/, one line per finding. */
+function storeAccess(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...SQL, ...RAW_REDIS].filter((r) => r.re.test(text)).map((r) => `src/${rel(file)}.ts ${r.what}: move it into a store/ or engine/ module`);
+}
+
+/**
+ * Still to move: the config-object writes shared by the resource routes and
+ * the configuration document. Their SQL is built from the resource specs
+ * (table and column lists), so they move together, in one change of their own.
+ * A file leaves this list once it is clean (the test below insists).
+ */
+const PENDING = new Set([
+  'api/admin/resource',
+  'api/admin/config/document',
+  'api/admin/config/kind',
+  'api/admin/config/kinds/achievements',
+  'api/admin/config/kinds/attributes',
+  'api/admin/config/kinds/leaderboards',
+  'api/admin/config/kinds/metrics',
+  'api/admin/config/kinds/points-systems',
+  'api/admin/config/kinds/webhooks',
+  'api/admin/writes/achievements',
+  'api/admin/writes/attributes',
+  'api/admin/writes/leaderboards',
+  'api/admin/writes/metrics',
+  'api/admin/writes/points',
+  'api/admin/writes/webhooks',
+]);
+
+t.test('api/ holds no SQL and no raw Redis calls', async (t) => {
+  const inApi = all.filter((f) => under(rel(f), 'api'));
+  t.same(inApi.filter((f) => !PENDING.has(rel(f))).flatMap(storeAccess), []);
+  t.same([...PENDING].filter((p) => handlers.has(p)), [], 'no handler file is left pending');
+  const clean = [...PENDING].filter((p) => !inApi.some((f) => rel(f) === p && storeAccess(f).length > 0));
+  t.same(clean, [], 'a pending file that is clean (or gone) leaves PENDING');
+});
+
 t.test('the rules see imports (a sanity check of the parser)', async (t) => {
   t.ok(imports(path.join(SRC, 'services/record-event.ts')).includes('engine'), 'record-event imports engine');
   t.equal(broken('domain/users', 'api/app/users'), 'domain/ imports no api/, services/, store/, http/, redis/ or engine/');
@@ -81,4 +134,15 @@ t.test('the rules see imports (a sanity check of the parser)', async (t) => {
   t.equal(broken('pipeline/dead-letters', 'observability/metrics'), null, 'anything reports to observability/');
   t.equal(broken('store/tenants', 'pipeline/flusher'), 'store/ (Postgres access) imports nothing of the pipeline that feeds it');
   t.equal(broken('observability/metrics', 'store/tenants'), 'observability/ (Prometheus, logging) imports nothing else of Laurel: anything may report to it');
+});
+
+t.test('the store-access rule sees SQL and Redis (a sanity check of its patterns)', async (t) => {
+  const finds = (text: string) => [...SQL, ...RAW_REDIS].filter((r) => r.re.test(text)).map((r) => r.what);
+  t.same(finds("import type { Pool } from 'pg';"), ["imports 'pg'"]);
+  t.same(finds("const { rows } = await ctx.db.query<{ n: number }>('SELECT 1');"), ['sends SQL (.query)']);
+  t.same(finds('await c.query(`DELETE FROM x`);'), ['sends SQL (.query)']);
+  t.same(finds("import Redis from 'ioredis';"), ["imports 'ioredis'"]);
+  t.same(finds('const z = await ctx.redis.hget(key, f);'), ['sends a Redis command (redis.…())']);
+  t.same(finds("await ctx.redis.pipeline(ids.map((id) => ['hget', id, 'n'])).exec();"), ['sends a Redis command (redis.…())', 'builds a Redis pipeline']);
+  t.same(finds("const limit = intParam(req.query, 'limit', 10, 0, 1000); const n = await userNames(ctx.redis, tk, ids);"), [], 'a query string and a client passed along are not access');
 });

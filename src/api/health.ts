@@ -3,6 +3,7 @@ import { reply, Route } from '../http/server';
 import type { Flusher } from '../pipeline/flusher';
 import type { DeadLetters } from '../pipeline/dead-letters';
 import type { Readiness } from '../wire/app';
+import { reachable } from '../redis/client';
 
 /**
  * Liveness and readiness (with the flusher's lag and dead letters); no key
@@ -21,7 +22,7 @@ export function healthRoutes(ctx: Ctx, flusher: Flusher, deadLetters: DeadLetter
       pattern: '/readyz',
       handler: async () => {
         const [redis, dead] = await Promise.all([
-          ctx.redis.ping().then(() => true, () => false),
+          reachable(ctx.redis),
           deadLetters.count().catch(() => null),
         ]);
         const postgres = dead !== null;

@@ -2,7 +2,7 @@ import type { Ctx } from '../context';
 import type { Reply, Request, Route } from '../http/server';
 import { channelsOf, NOTIFICATION_TYPES, NotificationType, RETENTION_DEFAULTS } from '../domain/retention';
 import { prefField } from '../domain/user-hash';
-import { toMap } from '../domain/users';
+import { userHash } from '../engine';
 import { writeUserFields } from '../services/user-calls';
 import { notFound } from '../errors';
 import type { UnsubscribeLinks, UnsubscribeTarget } from '../messages/unsubscribe';
@@ -52,8 +52,8 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
     if (!target) return null;
     const tenant = await ctx.tenants.getById(target.tenantId);
     if (!tenant) return null;
-    const fields = toMap(Object.entries(await ctx.redis.hgetall(ctx.keys.tenant(tenant.slot).user(target.userId))).flat());
-    return fields.has('c') ? { target, tenant, fields } : null;
+    const fields = await userHash(ctx.redis, ctx.keys.tenant(tenant.slot), target.userId);
+    return fields ? { target, tenant, fields } : null;
   };
   const channelsNow = async (tenant: Tenant, fields: Map<string, string>, type: NotificationType) =>
     channelsOf((await ctx.configs.get(tenant)).retention ?? RETENTION_DEFAULTS, fields, type);

@@ -13,5 +13,8 @@ export * from './calls/achievement-complete';
 export * from './calls/streak';
 export * from './calls/board-read';
 export * from './calls/small';
+export * from './user-fields';
+export * from './board-position';
+export * from './achievement-stats';
 export * from './change-record';
 export * from './retry';

@@ -94,3 +94,6 @@ export function createSubscriber(target: RedisTarget, log: Logger): RedisClient 
   r.on('error', (err: Error) => log.debug('redis subscriber error', { err: err.message }));
   return r;
 }
+
+/** Whether Redis answers a PING now. */
+export const reachable = (redis: RedisClient): Promise<boolean> => redis.ping().then(() => true, () => false);

@@ -65,3 +65,19 @@ export async function historyAndPauses(
   const stored = await periodsAndPauses(ctx.db, tenant, userId, cfg, n - count + 1, n, today);
   return { streakHistory: streakHistory(cfg, st, n, count, stored.periods), pauses: stored.pauses };
 }
+
+/** What an admin is told when a streak script refuses (StreakReply's kinds other than OK). */
+export function streakProblem(kind: string): string {
+  switch (kind) {
+    case 'NOTFOUND':
+      return 'User not found';
+    case 'FULL':
+      return 'The user already has the maximum number of freezes';
+    case 'NOTHING':
+      return 'The user has no lost streak to restore';
+    case 'DISABLED':
+      return 'Streaks are not enabled';
+    default:
+      return kind;
+  }
+}

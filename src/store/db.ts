@@ -40,6 +40,9 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/** A client checked out for a transaction (see tx). */
+export type { PoolClient };
+
 const ignore = () => undefined;
 
 /**

@@ -5,6 +5,7 @@ import { TtlCache } from '../domain/ttl-cache';
 import { forbidden, notFound, unauthorized } from '../errors';
 import type { Principal } from '../auth/auth';
 import { DEFAULT_TENANT_ID, TENANT_ROW_TABLES } from './migrations';
+import { tx } from './db';
 import type { AdminTenant } from '../wire/admin';
 
 export interface Tenant {
@@ -157,4 +158,15 @@ export class Tenants {
     const { rows } = await this.db.query<Row>(`SELECT ${COLS} FROM tenants WHERE ${where}`, [value]);
     return rows[0] ? toTenant(rows[0]) : null;
   }
+}
+
+/**
+ * Run `fn` in a transaction that holds the tenants table against other
+ * writers (reads go on): a customer id checked free stays free until commit.
+ */
+export function withTenantsLocked<T>(db: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  return tx(db, async (c) => {
+    await c.query('LOCK TABLE tenants IN SHARE ROW EXCLUSIVE MODE');
+    return fn(c);
+  });
 }

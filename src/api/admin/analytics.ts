@@ -5,15 +5,18 @@ import { reply, Request, Route } from '../../http/server';
 import { notFound, unprocessable } from '../../errors';
 import { periodIndexes } from '../../domain/streaks';
 import { experimentFigures } from '../../domain/experiment';
-import { runDates, runIndex, TIE_BITS } from '../../domain/leaderboards';
+import { runDates, runIndex } from '../../domain/leaderboards';
 import { addDays, DailyRollups } from '../../store/rollups';
 import { firstEventDay, openTriggerPoints } from '../../store/activity-record';
 import { userActivity } from '../../store/experiment';
+import {
+  achievementCompletions, activeUsersPerDay, closedPointsDays, closedTriggerPoints, eventsPerDay, runStats, streakLengthCounts, usersCreatedBefore,
+} from '../../store/analytics';
+import { streakSettingsOf } from '../../store/streak-settings';
 import type { Tenant } from '../../store/tenants';
-import type { WeekStart } from '../../wire/admin';
 import type {
-  AchievementCompletionRate, ActiveUsersPerDay, AnalyticsRange, EventsAnalyticsQuery, EventsPerDay, ExperimentQuery, LeaderboardRunStats,
-  PointsAnalyticsQuery, PointsByTrigger, PointsPerDay, StreakDistribution,
+  AchievementCompletionRate, AnalyticsRange, EventsAnalyticsQuery, ExperimentQuery, LeaderboardRunStats, PointsAnalyticsQuery, PointsPerDay,
+  StreakDistribution,
 } from '../../wire/admin';
 
 /** The longest range one request may cover: every query below scans at most this many days of one tenant's index. */
@@ -42,7 +45,6 @@ function query<T extends AnalyticsRange>(req: Request, validate: (x: unknown) =>
 }
 
 const FREQ = { daily: 'd', weekly: 'w', monthly: 'm' } as const;
-type Frequency = keyof typeof FREQ;
 
 /**
  * `GET /admin/v1/analytics/*`: figures over a range of UTC days, read from
@@ -73,18 +75,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const q = query(req, typia.createValidateEquals<EventsAnalyticsQuery>());
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
-        const { rows } = await ctx.db.query<EventsPerDay>(
-          `SELECT to_char(day, 'YYYY-MM-DD') AS date, metric_id AS "metricId", events, total::float8 AS total, active_users AS "activeUsers"
-           FROM rollup_events WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($6::uuid IS NULL OR metric_id = $6)
-           UNION ALL
-           SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), metric_id, count(*)::int, sum(value)::float8, count(DISTINCT user_id)::int
-           FROM events
-           WHERE tenant_id = $1 AND occurred_at >= $4 AND occurred_at < $5 AND ($6::uuid IS NULL OR metric_id = $6)
-           GROUP BY 1, 2
-           ORDER BY 1, 2`,
-          [tenant.id, q.from, split.day, split.at, q.end, q.metricId?.toLowerCase() ?? null],
-        );
-        return reply(200, rows);
+        return reply(200, await eventsPerDay(ctx.db, { tenantId: tenant.id, from: q.from, end: q.end }, split, q.metricId?.toLowerCase() ?? null));
       },
     },
     {
@@ -96,17 +87,10 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
         const systemId = q.systemId?.toLowerCase() ?? null;
-        const [{ rows: closed }, { rows: closedTriggers }, open] = await Promise.all([
-          ctx.db.query<PointsPerDay>(
-            `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", issued::float8 AS issued, consumed::float8 AS consumed, awards
-             FROM rollup_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($4::uuid IS NULL OR system_id = $4)`,
-            [tenant.id, q.from, split.day, systemId],
-          ),
-          ctx.db.query<PointsByTrigger & { date: string; systemId: string }>(
-            `SELECT to_char(day, 'YYYY-MM-DD') AS date, system_id AS "systemId", trigger_id AS "triggerId", issued::float8 AS issued, consumed::float8 AS consumed
-             FROM rollup_trigger_points WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND ($4::uuid IS NULL OR system_id = $4)`,
-            [tenant.id, q.from, split.day, systemId],
-          ),
+        const range = { tenantId: tenant.id, from: q.from, end: q.end };
+        const [closed, closedTriggers, open] = await Promise.all([
+          closedPointsDays(ctx.db, range, split, systemId),
+          closedTriggerPoints(ctx.db, range, split, systemId),
           openTriggerPoints(ctx.db, tenant.id, split.at, q.end, systemId),
         ]);
         // Closed days: the day's sums with their triggers'. Open days: one read per trigger, the day's row their sum.
@@ -139,17 +123,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const q = query(req, typia.createValidateEquals<AnalyticsRange>());
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
-        const { rows } = await ctx.db.query<ActiveUsersPerDay>(
-          `SELECT to_char(day, 'YYYY-MM-DD') AS date, active_users AS users
-           FROM rollup_days WHERE tenant_id = $1 AND day >= $2::date AND day < $3::date AND active_users > 0
-           UNION ALL
-           SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), count(DISTINCT user_id)::int
-           FROM events WHERE tenant_id = $1 AND occurred_at >= $4 AND occurred_at < $5
-           GROUP BY 1
-           ORDER BY 1`,
-          [tenant.id, q.from, split.day, split.at, q.end],
-        );
-        return reply(200, rows);
+        return reply(200, await activeUsersPerDay(ctx.db, { tenantId: tenant.id, from: q.from, end: q.end }, split));
       },
     },
     {
@@ -159,25 +133,12 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<AnalyticsRange>());
         await ctx.durable.all(tenant);
-        const { rows: settings } = await ctx.db.query<{ frequency: Frequency; week_start: WeekStart }>(
-          'SELECT frequency, week_start FROM streak_settings WHERE tenant_id = $1',
-          [tenant.id],
-        );
-        const frequency = settings[0]?.frequency ?? 'daily';
-        const weekStart = settings[0]?.week_start ?? 'monday';
+        const { frequency, weekStart } = await streakSettingsOf(ctx.db, tenant.id);
         const f = FREQ[frequency];
         // A streak is alive in a period when it was extended in it or in the one
         // before (it may still be extended): each user's latest of the two counts.
         const last = periodIndexes(q.to, weekStart)[f];
-        const { rows } = await ctx.db.query<{ length: number; users: number }>(
-          `SELECT length, count(*)::int AS users FROM (
-             SELECT DISTINCT ON (user_id) length FROM streak_periods
-             WHERE tenant_id = $1 AND frequency = $2 AND period BETWEEN $3 AND $4
-             ORDER BY user_id, period DESC) latest
-           WHERE length > 0
-           GROUP BY length ORDER BY length`,
-          [tenant.id, f, last - 1, last],
-        );
+        const rows = await streakLengthCounts(ctx.db, tenant.id, f, last - 1, last);
         const out: StreakDistribution = { frequency, lengths: rows };
         return reply(200, out);
       },
@@ -189,21 +150,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const q = query(req, typia.createValidateEquals<AnalyticsRange>());
         await ctx.durable.all(tenant);
-        const [{ rows }, { rows: users }] = await Promise.all([
-          ctx.db.query<Omit<AchievementCompletionRate, 'users' | 'rate'>>(
-            `SELECT a.id AS "achievementId", a.key, a.name,
-                    count(c.achieved_at) FILTER (WHERE c.achieved_at >= $2)::int AS completions,
-                    count(c.achieved_at)::int AS "completedBy"
-             FROM achievements a
-             LEFT JOIN achievement_completions c
-               ON c.tenant_id = a.tenant_id AND c.achievement_id = a.id AND c.achieved_at < $3
-             WHERE a.tenant_id = $1
-             GROUP BY a.id ORDER BY a.slot`, // the Admin API list order
-            [tenant.id, q.start, q.end],
-          ),
-          ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND created < $2', [tenant.id, q.end]),
-        ]);
-        const n = users[0]?.n ?? 0;
+        const [rows, n] = await Promise.all([achievementCompletions(ctx.db, tenant.id, q.start, q.end), usersCreatedBefore(ctx.db, tenant.id, q.end)]);
         const out: AchievementCompletionRate[] = rows.map((r) => ({ ...r, users: n, rate: n ? Math.round((r.completedBy / n) * 1e4) / 1e4 : 0 }));
         return reply(200, out);
       },
@@ -247,19 +194,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         }
         if (!runs.length) return reply(200, []);
         await ctx.durable.all(tenant);
-        // A run's final rankings once stored, its live entries before (a late flush may still
-        // write entries of a run already final: those are left out).
-        const { rows } = await ctx.db.query<{ run: number; participants: number; top: number; median: number }>(
-          `WITH b AS (SELECT finalized_run AS last FROM leaderboards WHERE id = $2)
-           SELECT run, count(*)::int AS participants, max(v) AS top, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS median FROM (
-             SELECT run, value::float8 AS v FROM leaderboard_results, b
-             WHERE tenant_id = $1 AND leaderboard_id = $2 AND run BETWEEN $3 AND $4 AND run <= b.last
-             UNION ALL
-             SELECT run, floor(score / $5)::float8 FROM board_entries, b
-             WHERE tenant_id = $1 AND leaderboard_id = $2 AND run BETWEEN $3 AND $4 AND run > b.last AND score IS NOT NULL
-           ) x GROUP BY run`,
-          [tenant.id, b.id, runs[0], runs[runs.length - 1], TIE_BITS],
-        );
+        const rows = await runStats(ctx.db, tenant.id, b.id, runs[0]!, runs[runs.length - 1]!);
         const byRun = new Map(rows.map((r) => [r.run, r]));
         const out: LeaderboardRunStats[] = runs.map((r) => {
           const dates = runDates(b, r);

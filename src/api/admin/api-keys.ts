@@ -3,7 +3,7 @@ import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { idsParam, jsonBody } from '../../http/body';
 import { reply, Route } from '../../http/server';
-import { tx } from '../../store/db';
+import { deleteApplicationKeys, insertApplicationKeys, NewApplicationKey, setApplicationKeyLimits } from '../../store/application-keys';
 import { generateKey } from '../../auth/api-keys';
 import { defaultBurst } from '../../auth/rate-limit';
 import { AdminIssue, issueFor, parseBatch } from './batch';
@@ -30,22 +30,17 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const { items, issues } = parseBatch(jsonBody(req), validateCreate);
-        const created = await tx(ctx.db, async (c) => {
-          const out: ApplicationKey[] = [];
-          for (const { item } of items) {
-            const k = generateKey('application');
-            const id = randomUUID();
-            const [rate, burst] = limitColumns(item.rateLimit);
-            await c.query(
-              `INSERT INTO api_keys (id, prefix, secret_hash, kind, tenant_id, user_id, created, rate_limit, rate_burst)
-               VALUES ($1, $2, $3, 'application', $4, $5, $6, $7, $8)`,
-              [id, k.prefix, k.secretHash, tenant.id, item.userId, new Date(ctx.clock.now()), rate, burst],
-            );
-            // Trophy's shape, plus the limit only when one was asked for.
-            out.push({ id, userId: item.userId, key: k.key, prefix: k.prefix, ...(item.rateLimit ? { rateLimit: limitJson(rate, burst) } : {}) });
-          }
-          return out;
-        });
+        const created: ApplicationKey[] = [];
+        const rows: NewApplicationKey[] = [];
+        for (const { item } of items) {
+          const k = generateKey('application');
+          const id = randomUUID();
+          const [rate, burst] = limitColumns(item.rateLimit);
+          rows.push({ id, prefix: k.prefix, secretHash: k.secretHash, userId: item.userId, rate, burst });
+          // Trophy's shape, plus the limit only when one was asked for.
+          created.push({ id, userId: item.userId, key: k.key, prefix: k.prefix, ...(item.rateLimit ? { rateLimit: limitJson(rate, burst) } : {}) });
+        }
+        await insertApplicationKeys(ctx.db, tenant.id, new Date(ctx.clock.now()), rows);
         return reply(created.length ? 201 : 200, { created, issues });
       },
     },
@@ -57,19 +52,16 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const { items, issues } = parseBatch(jsonBody(req), validateUpdate);
-        const updated = await tx(ctx.db, async (c) => {
-          const out: UpdatedKey[] = [];
-          for (const { item } of items) {
-            const id = item.id.toLowerCase();
-            const [rate, burst] = limitColumns(item.rateLimit);
-            const { rows } = await c.query<{ prefix: string; user_id: string }>(
-              `UPDATE api_keys SET rate_limit = $2, rate_burst = $3 WHERE kind = 'application' AND id = $1 AND tenant_id = $4 RETURNING prefix, user_id`,
-              [id, rate, burst, tenant.id],
-            );
-            if (rows[0]) out.push({ id, userId: rows[0].user_id, prefix: rows[0].prefix, rateLimit: limitJson(rate, burst) });
-            else issues.push(issueFor(id, 'Application API key not found'));
-          }
-          return out;
+        const changes = items.map(({ item }) => {
+          const [rate, burst] = limitColumns(item.rateLimit);
+          return { id: item.id.toLowerCase(), rate, burst };
+        });
+        const found = await setApplicationKeyLimits(ctx.db, tenant.id, changes);
+        const updated: UpdatedKey[] = [];
+        changes.forEach(({ id, rate, burst }, i) => {
+          const k = found[i];
+          if (k) updated.push({ id, userId: k.userId, prefix: k.prefix, rateLimit: limitJson(rate, burst) });
+          else issues.push(issueFor(id, 'Application API key not found'));
         });
         for (const k of updated) {
           ctx.auth.forget(k.prefix);
@@ -84,10 +76,7 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const ids = idsParam(req.query);
-        const { rows } = await ctx.db.query<{ id: string; prefix: string }>(
-          `DELETE FROM api_keys WHERE kind = 'application' AND id = ANY($1::uuid[]) AND tenant_id = $2 RETURNING id, prefix`,
-          [ids, tenant.id],
-        );
+        const rows = await deleteApplicationKeys(ctx.db, tenant.id, ids);
         for (const r of rows) {
           ctx.auth.forget(r.prefix);
           await ctx.broadcast(`key:${r.prefix}`);

@@ -1,16 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
 import { invalid, unprocessable } from '../../errors';
 import { reply, Route } from '../../http/server';
-import { dayNumber, localDate, zoneOr } from '../../domain/time';
-import type { Tenant } from '../../store/tenants';
-import { AdminIssue, MAX_BATCH } from './batch';
+import { MAX_BATCH } from './batch';
 import { configTx } from '../../store/config-tx';
-import { streakCall } from '../../services/streak-calls';
-import type { AdminStreakPause, FreezesBody, PausesBody, RestoreBody, StreakSettings, UserIssue } from '../../wire/admin';
-import { ZONE_FIELD } from '../../domain/user-hash';
+import { streakCall, streakProblem } from '../../services/streak-calls';
+import { createPauses, removePauses } from '../../services/streak-pauses';
+import type { FreezesBody, PausesBody, RestoreBody, StreakSettings, UserIssue } from '../../wire/admin';
 import { saveStreakSettings, streakSettingsOf } from './writes/streaks';
 
 const validateSettings = typia.createValidate<StreakSettings>();
@@ -26,16 +23,6 @@ function atMost<T>(list: T[]): T[] {
 
 /** Streak settings (Laurel's; Trophy sets these in its dashboard) and per-user streak operations. */
 export function streakAdminRoutes(ctx: Ctx): Route[] {
-  /** Publish a user's current and upcoming pauses into their hash (as day numbers), settling with them. */
-  const syncPauses = async (tenant: Tenant, userId: string) => {
-    const { rows } = await ctx.db.query<{ id: string; s: string; e: string }>(
-      `SELECT id, to_char(start_date, 'YYYY-MM-DD') AS s, to_char(end_date, 'YYYY-MM-DD') AS e
-       FROM streak_pauses WHERE tenant_id = $1 AND user_id = $2 ORDER BY start_date`,
-      [tenant.id, userId],
-    );
-    return streakCall(ctx, tenant, userId, 'streak_admin', 'pauses', JSON.stringify(rows.map((r) => [dayNumber(r.s), dayNumber(r.e), r.id])));
-  };
-
   return [
     {
       method: 'get',
@@ -69,7 +56,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         for (const [index, f] of atMost(freezes).entries()) {
           const r = await streakCall(ctx, tenant, f.userId, 'streak_admin', 'freeze');
           if (r.kind === 'OK') granted++;
-          else issues.push(userIssue(index, f.userId, problem(r.kind)));
+          else issues.push(userIssue(index, f.userId, streakProblem(r.kind)));
         }
         return reply(granted ? 201 : 200, { issues });
       },
@@ -81,29 +68,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const { pauses } = check(validatePauses, jsonBody(req));
-        const issues: AdminIssue[] = [];
-        const created: AdminStreakPause[] = [];
-        for (const [index, p] of atMost(pauses).entries()) {
-          const issue = (message: string) => issues.push({ index, userId: p.userId, severity: 'error', message });
-          const start = dayNumber(p.start);
-          const end = dayNumber(p.end);
-          if (start === null || end === null) { issue('start and end must be dates (YYYY-MM-DD)'); continue; }
-          if (end < start) { issue('end must not be before start'); continue; }
-          const tz = zoneOr(await ctx.redis.hget(ctx.keys.tenant(tenant.slot).user(p.userId), ZONE_FIELD), (await ctx.configs.get(tenant)).defaultZone);
-          if (start < dayNumber(localDate(ctx.clock.now(), tz))!) { issue(`start is before today in the user's zone (${tz})`); continue; }
-          const id = randomUUID();
-          await ctx.db.query('INSERT INTO streak_pauses (id, tenant_id, user_id, start_date, end_date, created) VALUES ($1, $2, $3, $4, $5, $6)', [
-            id, tenant.id, p.userId, p.start, p.end, new Date(ctx.clock.now()),
-          ]);
-          const r = await syncPauses(tenant, p.userId);
-          if (r.kind !== 'OK') {
-            await ctx.db.query('DELETE FROM streak_pauses WHERE id = $1', [id]);
-            issue(problem(r.kind));
-            continue;
-          }
-          // Start dates before the user's today are refused above, so a new pause is never over yet.
-          created.push({ id, userId: p.userId, start: p.start, end: p.end, status: 'active' });
-        }
+        const { created, issues } = await createPauses(ctx, tenant, atMost(pauses));
         if (created.length === 0) throw unprocessable(issues.map((i) => i.message).join('; '));
         return reply(201, { created, issues });
       },
@@ -114,14 +79,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const tenant = await identifyAdmin(ctx, req);
         const ids = idsParam(req.query);
-        const { rows } = await ctx.db.query<{ id: string; user_id: string }>(
-          'DELETE FROM streak_pauses WHERE tenant_id = $1 AND id = ANY($2::uuid[]) RETURNING id, user_id',
-          [tenant.id, ids],
-        );
-        for (const userId of new Set(rows.map((r) => r.user_id))) await syncPauses(tenant, userId);
-        const gone = new Set(rows.map((r) => r.id));
-        const issues: AdminIssue[] = ids.filter((id) => !gone.has(id)).map((id) => ({ id, severity: 'error', message: 'Streak pause not found' }));
-        return reply(200, { deleted: rows.map((r) => ({ id: r.id })), issues });
+        return reply(200, await removePauses(ctx, tenant, ids));
       },
     },
     {
@@ -137,7 +95,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         for (const [index, u] of atMost(users).entries()) {
           const r = await streakCall(ctx, tenant, u.id, 'streak_admin', 'restore');
           if (r.kind === 'OK') restoredUsers.push(u.id);
-          else issues.push(userIssue(index, u.id, problem(r.kind)));
+          else issues.push(userIssue(index, u.id, streakProblem(r.kind)));
         }
         return reply(restoredUsers.length ? 201 : 200, { restoredUsers, issues });
       },
@@ -148,19 +106,4 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
 /** An error about one user, in the spec's fields and the SDK's (see UserIssue). */
 function userIssue(index: number, userId: string, message: string): UserIssue {
   return { index, userId, severity: 'error', message, level: 'error', reason: message };
-}
-
-function problem(kind: string): string {
-  switch (kind) {
-    case 'NOTFOUND':
-      return 'User not found';
-    case 'FULL':
-      return 'The user already has the maximum number of freezes';
-    case 'NOTHING':
-      return 'The user has no lost streak to restore';
-    case 'DISABLED':
-      return 'Streaks are not enabled';
-    default:
-      return kind;
-  }
 }

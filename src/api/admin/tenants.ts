@@ -5,7 +5,7 @@ import { idsParam, jsonBody, uuidParam } from '../../http/body';
 import { notFound } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { tx } from '../../store/db';
-import { Tenant, tenantJson } from '../../store/tenants';
+import { Tenant, tenantJson, withTenantsLocked } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, page, parseBatch } from './batch';
 import { purgeKeys } from '../../redis/purge';
 import type { CreateTenant, UpdateTenant } from '../../wire/admin';
@@ -43,8 +43,7 @@ export function tenantRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         await admin(req);
         const { items, issues } = parseBatch(jsonBody(req), validateCreate);
-        const created = await tx(ctx.db, async (c) => {
-          await c.query('LOCK TABLE tenants IN SHARE ROW EXCLUSIVE MODE');
+        const created = await withTenantsLocked(ctx.db, async (c) => {
           const out: Tenant[] = [];
           for (const { index, item } of items) {
             if (await ctx.tenants.customerIdTaken(c, item.customerId)) {
@@ -64,8 +63,7 @@ export function tenantRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         await admin(req);
         const { items, issues } = parseBatch(jsonBody(req), validateUpdate);
-        const updated = await tx(ctx.db, async (c) => {
-          await c.query('LOCK TABLE tenants IN SHARE ROW EXCLUSIVE MODE');
+        const updated = await withTenantsLocked(ctx.db, async (c) => {
           const out: Tenant[] = [];
           for (const { item } of items) {
             const id = item.id.toLowerCase();

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
 import { invalid, notFound } from '../../errors';
 import { reply, Route } from '../../http/server';
-import type { WebhookEventType } from '../../webhooks/events';
+import { DeliveryRow, listDeliveries, redeliver, redeliverDead, setWebhookSecret } from '../../store/webhook-deliveries';
 import { newSecret } from '../../webhooks/signing';
 import type {
   WebhookWithSecret, PatchWebhook, Redelivered, RotatedSecret, WebhookDelivery, WebhookDeliveryStatus, WebhookFields,
@@ -12,37 +12,20 @@ import { page } from './batch';
 import { batchRoute, getRow, readDeleteRoutes, Resource, scopeOf } from './resource';
 import { createWebhook, updateWebhook, webhookJson, WEBHOOKS } from './writes/webhooks';
 
-interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  type: WebhookEventType;
-  payload: string;
-  status: WebhookDeliveryStatus;
-  attempts: number;
-  next_attempt_at: Date;
-  last_attempt_at: Date | null;
-  last_status: number | null;
-  last_error: string | null;
-  created: Date;
-  delivered_at: Date | null;
-}
-const DELIVERY_COLS = `id, webhook_id, event_id, type, payload, status, attempts, next_attempt_at, last_attempt_at, last_status, last_error,
-  created, delivered_at`;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const deliveryJson = (r: DeliveryRow): WebhookDelivery => ({
   id: r.id,
-  webhookId: r.webhook_id,
-  eventId: r.event_id,
+  webhookId: r.webhookId,
+  eventId: r.eventId,
   type: r.type,
   status: r.status,
   attempts: r.attempts,
-  nextAttemptAt: r.status === 'pending' ? r.next_attempt_at.toISOString() : null,
-  lastAttemptAt: iso(r.last_attempt_at),
-  lastStatus: r.last_status,
-  lastError: r.last_error,
+  nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt.toISOString() : null,
+  lastAttemptAt: iso(r.lastAttemptAt),
+  lastStatus: r.lastStatus,
+  lastError: r.lastError,
   created: r.created.toISOString(),
-  deliveredAt: iso(r.delivered_at),
+  deliveredAt: iso(r.deliveredAt),
   payload: JSON.parse(r.payload) as unknown,
 });
 const isDeliveryStatus = typia.createIs<WebhookDeliveryStatus>();
@@ -78,7 +61,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const { s, row } = await webhookOf(req);
         const secret = newSecret();
-        await ctx.db.query('UPDATE webhooks SET secret = $3, updated = $4 WHERE tenant_id = $1 AND id = $2', [s.tenant.id, row.id, ctx.secrets.seal(secret), now()]);
+        await setWebhookSecret(ctx.db, s.tenant.id, row.id, ctx.secrets.seal(secret), now());
         return reply(200, { id: row.id, secret } satisfies RotatedSecret);
       },
     },
@@ -90,12 +73,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
         const status = req.query.get('status');
         if (status !== null && !isDeliveryStatus(status)) throw invalid('status must be pending, delivered or dead');
         const { limit, skip } = page(req.query);
-        const { rows } = await ctx.db.query<DeliveryRow>(
-          `SELECT ${DELIVERY_COLS} FROM webhook_deliveries WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2)
-           ORDER BY created DESC, id LIMIT $3 OFFSET $4`,
-          [row.id, status, limit, skip],
-        );
-        return reply(200, rows.map(deliveryJson));
+        return reply(200, (await listDeliveries(ctx.db, row.id, status, limit, skip)).map(deliveryJson));
       },
     },
     {
@@ -104,11 +82,7 @@ export function webhookRoutes(ctx: Ctx): Route[] {
       pattern: '/admin/v1/webhooks/:id/redeliver',
       handler: async (req) => {
         const { row } = await webhookOf(req);
-        const { rowCount } = await ctx.db.query(
-          `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE webhook_id = $1 AND status = 'dead'`,
-          [row.id, now()],
-        );
-        return reply(200, { redelivered: rowCount ?? 0 } satisfies Redelivered);
+        return reply(200, { redelivered: await redeliverDead(ctx.db, row.id, now()) } satisfies Redelivered);
       },
     },
     {
@@ -116,13 +90,9 @@ export function webhookRoutes(ctx: Ctx): Route[] {
       pattern: '/admin/v1/webhooks/deliveries/:deliveryId/redeliver',
       handler: async (req) => {
         const s = await scopeOf(ctx, WEBHOOKS as Resource<unknown>, req);
-        const { rows } = await ctx.db.query<DeliveryRow>(
-          `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $3
-           WHERE tenant_id = $1 AND id = $2 RETURNING ${DELIVERY_COLS}`,
-          [s.tenant.id, uuidParam(req.params[0]!, 'deliveryId'), now()],
-        );
-        if (!rows[0]) throw notFound('Webhook delivery not found');
-        return reply(200, deliveryJson(rows[0]));
+        const delivery = await redeliver(ctx.db, s.tenant.id, uuidParam(req.params[0]!, 'deliveryId'), now());
+        if (!delivery) throw notFound('Webhook delivery not found');
+        return reply(200, deliveryJson(delivery));
       },
     },
   ];

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import { Ctx, identify } from '../../context';
-import { achievementCompleteCall, firstZone, STALE, withConfig, zoneKey } from '../../engine';
+import { achievementCompleteCall, achievementStats, firstZone, STALE, withConfig, zoneKey } from '../../engine';
 import { requireUser } from '../../auth/auth';
 import { boolParam, check, jsonBody } from '../../http/body';
 import { notFound, unprocessable } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
-import { AchievementConfig, achievementJson, completionsField, rarity } from '../../domain/achievements';
+import { AchievementConfig, achievementJson, rarity } from '../../domain/achievements';
 import { filtersMatch, pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
 import { derivedId } from '../../domain/ids';
 import { localDate } from '../../domain/time';
@@ -24,9 +24,8 @@ const validateComplete = typia.createValidate<CompleteAchievementBody>();
 
 /** Completions and users of the tenant, in one call. */
 async function stats(ctx: Ctx, slot: number, list: AchievementConfig[]): Promise<{ users: number; completions: Map<string, number> }> {
-  const fields = ['users', ...list.map((a) => completionsField(a.slot))];
-  const values = await ctx.redis.hmget(ctx.keys.tenant(slot).stats, ...fields);
-  return { users: Number(values[0] ?? 0), completions: new Map(list.map((a, i) => [a.id, Number(values[i + 1] ?? 0)])) };
+  const s = await achievementStats(ctx.redis, ctx.keys.tenant(slot), list.map((a) => a.slot));
+  return { users: s.users, completions: new Map(list.map((a, i) => [a.id, s.completions[i]!])) };
 }
 
 /** A user's progress toward an achievement (Laurel's addition): where they are and where it completes. */

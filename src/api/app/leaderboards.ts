@@ -1,4 +1,4 @@
-import { boardReadCall } from '../../engine';
+import { boardPosition, boardReadCall, userNames } from '../../engine';
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { invalid, notFound } from '../../errors';
@@ -12,7 +12,9 @@ import { attributeQuery } from '../../services/user-input';
 import { postgresThrough, readUser, ReadUser } from '../../services/user-calls';
 import { recentBoardJson } from '../../services/recent-reads';
 import { recentBoardField } from '../../domain/recent-history';
-import { NAME_FIELD, attributeField } from '../../domain/user-hash';
+import { attributeField } from '../../domain/user-hash';
+import { finalizedRun, resultsPage, userResult } from '../../store/leaderboard-results';
+import { userBoardEvents } from '../../store/leaderboard-events';
 
 interface Ranking {
   userId: string;
@@ -60,19 +62,9 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
     // page needs Postgres (that keeps the common read off the database).
     if (page.first === null) {
       if (!(await isFinal(ctx, t, b, run))) return [];
-      const { rows } = await ctx.db.query<Omit<Ranking, 'userName'>>({
-        name: 'board-results-page',
-        // $7: the user the page starts at ('' for the top); without a result row for them, no rows.
-        text: `WITH base AS (SELECT CASE WHEN $7 = '' THEN 0 ELSE (SELECT rank - 1 FROM leaderboard_results
-                 WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND user_id = $7) END AS n)
-               SELECT user_id AS "userId", rank, value::float8 AS value FROM leaderboard_results, base
-               WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND grp = $4 AND rank > base.n + $5 AND rank <= base.n + $6
-               ORDER BY rank`,
-        values: [t.id, b.id, run, joinGroup(group), offset, last + 1, userId],
-      });
-      if (!rows.length) return [];
-      const names = await ctx.redis.pipeline(rows.map((r) => ['hget', tk.user(r.userId), NAME_FIELD])).exec();
-      return rows.map((r, i) => ({ ...r, userName: (names?.[i]?.[1] as string | null) ?? null }));
+      const rows = await resultsPage(ctx.db, { tenantId: t.id, boardId: b.id, run, group: joinGroup(group), userId, offset, limit });
+      const names = await userNames(ctx.redis, tk, rows.map((r) => r.userId));
+      return rows.map((r, i) => ({ ...r, userName: names[i] ?? null }));
     }
     const first = page.first;
     return page.entries.map((e, i) => ({ userId: e.userId, rank: first + i + 1, value: scoreValue(e.score), userName: e.name }));
@@ -138,17 +130,13 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         let value: number | null = null;
         // A run still running (or not yet stored as final) is read live from Redis.
         if (runMayBeFinal(b, run, ctx.clock.now()) && (await isFinal(ctx, u.tenant, b, run))) {
-          const { rows } = await ctx.db.query<{ rank: number; value: number }>(
-            'SELECT rank, value::float8 AS value FROM leaderboard_results WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4',
-            [u.tenant.id, b.id, run, u.id],
-          );
-          rank = rows[0]?.rank ?? null;
-          value = rows[0]?.value ?? null;
+          const result = await userResult(ctx.db, u.tenant.id, b.id, run, u.id);
+          rank = result?.rank ?? null;
+          value = result?.value ?? null;
         } else {
-          const key = ctx.keys.tenant(u.tenant.slot).board(b.slot, run, group);
-          const [r, s] = await Promise.all([ctx.redis.zrevrank(key, u.id), ctx.redis.zscore(key, u.id)]);
-          rank = r === null ? null : r + 1;
-          value = s === null ? null : decode(s);
+          const at = await boardPosition(ctx.redis, ctx.keys.tenant(u.tenant.slot).board(b.slot, run, group), u.id);
+          rank = at.rank;
+          value = at.score === null ? null : decode(at.score);
         }
         // The user's newest changes kept in Redis when they reach as far as asked, else Postgres's.
         const history = recentBoardJson(u.recent, u.tracked, run, numEvents) ?? (await boardHistory(ctx, u, b, run, numEvents));
@@ -168,26 +156,17 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
 /** A user's `n` newest changes on a board's run, from Postgres (after writing what it may lack of the user's). */
 async function boardHistory(ctx: Ctx, u: ReadUser, b: LeaderboardConfig, run: number, n: number) {
   await postgresThrough(ctx, u);
-  const { rows } = await ctx.db.query<{ d: string; at: Date; previous_rank: number | null; rank: number | null; previous_value: string | null; value: string | null }>({
-    name: 'board-user-history',
-    text: `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, at, previous_rank, rank, previous_value, value FROM leaderboard_events
-           WHERE tenant_id = $1 AND leaderboard_id = $2 AND run = $3 AND user_id = $4 ORDER BY at DESC, seq DESC LIMIT $5`,
-    values: [u.tenant.id, b.id, run, u.id, n],
-  });
-  return rows.map((e) => ({
-    date: e.d,
-    timestamp: e.at.toISOString(),
-    previousRank: e.previous_rank,
+  return (await userBoardEvents(ctx.db, u.tenant.id, b.id, run, u.id, n)).map(({ at, ...e }) => ({
+    date: e.date,
+    timestamp: at.toISOString(),
+    previousRank: e.previousRank,
     rank: e.rank,
-    previousValue: e.previous_value === null ? null : Number(e.previous_value),
-    value: e.value === null ? null : Number(e.value),
+    previousValue: e.previousValue,
+    value: e.value,
   }));
 }
 
 /** Whether a run's final rankings have been stored (and its live sets dropped). */
 async function isFinal(ctx: Ctx, t: Tenant, b: LeaderboardConfig, run: number): Promise<boolean> {
-  const { rows } = await ctx.db.query<{ finalized_run: number }>({
-    name: 'board-finalized-run', text: 'SELECT finalized_run FROM leaderboards WHERE id = $1 AND tenant_id = $2', values: [b.id, t.id],
-  });
-  return (rows[0]?.finalized_run ?? -1) >= run;
+  return (await finalizedRun(ctx.db, t.id, b.id)) >= run;
 }

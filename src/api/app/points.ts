@@ -1,5 +1,4 @@
 import { withConfig } from '../../engine';
-import type { Pool } from 'pg';
 import { Ctx, identify } from '../../context';
 import { intParam } from '../../http/body';
 import { notFound, unprocessable } from '../../errors';
@@ -13,6 +12,7 @@ import { recentAwardsField } from '../../domain/recent-history';
 import { attributeQuery } from '../../services/user-input';
 import { eventSummary, POINTS_AWARDS } from './event-summary';
 import type { PointsRange } from '../../wire/app';
+import { recentAwards, userTotals } from '../../store/points-awards';
 import { attributesIn, pointsField, zoneIn } from '../../domain/user-hash';
 
 function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
@@ -51,23 +51,15 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         const recent = held === undefined ? [] : recentAwardsJson(u.cfg, s, u.recent, u.tracked, n);
         if (recent) return reply(200, { ...systemJson(s), total, level: level ? levelJson(level) : null, awards: recent });
         await postgresThrough(ctx, u);
-        // A named statement, which Postgres plans once per connection rather than on every read.
-        // Each award with the trigger version that paid it (it outlives edits and deletion).
-        const { rows } = await ctx.db.query<{ id: string; trigger_id: string; trigger: Record<string, unknown> | null; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>({
-          name: 'points-recent-awards',
-          text: `SELECT a.id, a.trigger_id, v.trigger, a.awarded::float8 AS awarded, a.total::float8 AS total, a.at, to_char(a.local_date, 'YYYY-MM-DD') AS local_date, a.boosts
-                 FROM points_awards a LEFT JOIN points_trigger_versions v ON v.id = a.trigger_version
-                 WHERE a.tenant_id = $1 AND a.user_id = $2 AND a.system_id = $3 ORDER BY a.seq DESC LIMIT $4`,
-          values: [u.tenant.id, u.id, s.id, n],
-        });
+        const rows = await recentAwards(ctx.db, u.tenant.id, u.id, s.id, n);
         return reply(200, {
           ...systemJson(s),
           total,
           level: level ? levelJson(level) : null,
           awards: rows.map((a) => {
-            const t = u.cfg.triggersById.get(a.trigger_id);
+            const t = u.cfg.triggersById.get(a.triggerId);
             // Awards from before versions were kept: the trigger as it is now, or its id once deleted.
-            const trigger = a.trigger ?? (t ? triggerAppJson(t, triggerNames(u.cfg)) : { id: a.trigger_id });
+            const trigger = a.trigger ?? (t ? triggerAppJson(t, triggerNames(u.cfg)) : { id: a.triggerId });
             return {
               id: a.id,
               awarded: a.awarded,
@@ -76,7 +68,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
               trigger,
               boosts: a.boosts.flatMap((id) => {
                 const b = u.cfg.boostsById.get(id);
-                return b ? [boostJson(b, a.local_date)] : [];
+                return b ? [boostJson(b, a.localDate)] : [];
               }),
             };
           }),
@@ -158,22 +150,6 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       },
     },
   ];
-}
-
-/**
- * Every user's total in a system, from the durable record: the total after
- * their latest award, 0 for users never awarded. (Fed by the flusher, so it
- * trails the live totals by the flusher's lag.)
- */
-async function userTotals(db: Pool, tenantId: string, systemId: string, attrs: Record<string, string>): Promise<number[]> {
-  const { rows } = await db.query<{ total: number }>(
-    `SELECT coalesce(last.total, 0)::float8 AS total FROM users u
-     LEFT JOIN LATERAL (SELECT total FROM points_awards a WHERE a.tenant_id = u.tenant_id AND a.user_id = u.id AND a.system_id = $2
-                        ORDER BY seq DESC LIMIT 1) last ON true
-     WHERE u.tenant_id = $1 AND u.attributes @> $3::jsonb`,
-    [tenantId, systemId, JSON.stringify(attrs)],
-  );
-  return rows.map((r) => r.total);
 }
 
 /** A 1, 2 or 5 times a power of ten, at least x. */

@@ -1,14 +1,12 @@
-import type { Pool } from 'pg';
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { invalid, notFound } from '../../errors';
 import { intParam } from '../../http/body';
 import { reply, Route } from '../../http/server';
-import { FREQ_CODE, periodIndexes, StreakConfig, streakJson, StreakState } from '../../domain/streaks';
-import type { Tenant } from '../../store/tenants';
+import { FREQ_CODE, periodIndexes, streakJson, StreakState } from '../../domain/streaks';
 import { historyAndPauses, streakCall } from '../../services/streak-calls';
-import type { StreakRanking, StreakSummary } from '../../wire/app';
-import { NAME_FIELD } from '../../domain/user-hash';
+import type { StreakSummary } from '../../wire/app';
+import { streakRankings } from '../../services/streak-rankings';
 
 type Reply = StreakState & { x: number; fz: number };
 
@@ -68,55 +66,8 @@ export function streakRoutes(ctx: Ctx): Route[] {
         if (type !== 'active' && type !== 'longest') throw invalid('type must be active or longest');
         const cfg = (await ctx.configs.get(tenant)).streak;
         if (!cfg) return reply(200, []);
-        // Ranked from the recorded periods: everything acknowledged is written there first.
-        await ctx.durable.all(tenant);
-        const ranked = type === 'longest' ? await longest(ctx.db, tenant, cfg, limit) : await active(ctx, tenant, cfg, limit);
-        const names = ranked.length ? await ctx.redis.pipeline(ranked.map((r) => ['hget', ctx.keys.tenant(tenant.slot).user(r.userId), NAME_FIELD])).exec() : [];
-        return reply(200, ranked.map((r, i): StreakRanking => {
-          const name = names?.[i]?.[1];
-          return typeof name === 'string' ? { userId: r.userId, name, streakLength: r.streakLength } : r;
-        }));
+        return reply(200, await streakRankings(ctx, tenant, cfg, type, limit));
       },
     },
   ];
 }
-
-/**
- * Users by current streak length. A user's latest recorded period holds the
- * length the streak last reached, an upper bound of its length now (a
- * missed period is settled only when the user is next seen). Candidates
- * are taken by that bound and settled (as a read of their streak would) until
- * the next bound cannot beat the ones found.
- */
-async function active(ctx: Ctx, tenant: Tenant, cfg: StreakConfig, limit: number): Promise<StreakRanking[]> {
-  const { rows } = await ctx.db.query<{ user_id: string; length: number }>(
-    `SELECT user_id, length FROM (SELECT DISTINCT ON (user_id) user_id, length FROM streak_periods
-       WHERE tenant_id = $1 AND frequency = $2 ORDER BY user_id, period DESC) latest
-     WHERE length > 0 ORDER BY length DESC, user_id`,
-    [tenant.id, FREQ_CODE[cfg.frequency]],
-  );
-  const found: StreakRanking[] = [];
-  for (const row of rows) {
-    // Full, and this bound cannot reach the last place (an equal length may still win on its id).
-    if (found.length >= limit && row.length < found[limit - 1]!.streakLength) break;
-    const r = await streakCall(ctx, tenant, row.user_id, 'streak_read');
-    const len = r.kind === 'OK' ? (JSON.parse(r.raw) as Reply).len : 0;
-    if (len > 0) {
-      found.push({ userId: row.user_id, streakLength: len });
-      found.sort((a, b) => b.streakLength - a.streakLength || (a.userId < b.userId ? -1 : 1));
-      found.length = Math.min(found.length, limit);
-    }
-  }
-  return found.slice(0, limit);
-}
-
-/** Users by the longest streak they ever reached (in the active frequency). */
-async function longest(db: Pool, tenant: Tenant, cfg: StreakConfig, limit: number): Promise<StreakRanking[]> {
-  const { rows } = await db.query<{ user_id: string; length: number }>(
-    `SELECT user_id, max(length) AS length FROM streak_periods WHERE tenant_id = $1 AND frequency = $2
-     GROUP BY user_id HAVING max(length) > 0 ORDER BY length DESC, user_id LIMIT $3`,
-    [tenant.id, FREQ_CODE[cfg.frequency], limit],
-  );
-  return rows.map((r) => ({ userId: r.user_id, streakLength: r.length }));
-}
-

@@ -12,7 +12,8 @@ import { readUser, writeFields } from '../../services/user-calls';
 import type { UserInput, UserWithId } from '../../wire/app';
 import { eventSummary, METRIC_EVENTS } from './event-summary';
 import { achievementJson } from '../../domain/achievements';
-import { totalField, achievedField, EMAIL_FIELD } from '../../domain/user-hash';
+import { totalField, achievedField } from '../../domain/user-hash';
+import { storedEmail } from '../../engine';
 
 const validateUserWithId = typia.createValidate<UserWithId>();
 const validateUserInput = typia.createValidate<UserInput>();
@@ -48,7 +49,7 @@ async function writeUser(ctx: Ctx, req: Request, mode: 'upsert' | 'update') {
 async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mode: 'upsert' | 'update') {
   const zone = zoneOf(input);
   // Trophy's rule: subscribing to emails needs an address, sent now or stored before.
-  if (input.subscribeToEmails === true && !input.email && !(await ctx.redis.hget(ctx.keys.tenant(tenant.slot).user(id), EMAIL_FIELD))) {
+  if (input.subscribeToEmails === true && !input.email && !(await storedEmail(ctx.redis, ctx.keys.tenant(tenant.slot), id))) {
     throw unprocessable('subscribeToEmails needs an email address: send email with it, or set one first');
   }
   const fields = await writeFields(ctx, tenant, id, userPatch(input, zone), mode, zone, (cfg) => checkUserAttributes(cfg, input));

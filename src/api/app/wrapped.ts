@@ -10,6 +10,8 @@ import { percentileCuts, percentileOf, PeriodUnit } from '../../store/wrapped-pe
 import type { TenantConfig } from '../../store/tenant-config';
 import type { WrappedActivityPeriod, WrappedMetricValues, WrappedResponse, WrappedStreak } from '../../wire/app';
 import { readUser } from '../../services/user-calls';
+import { yearRecord } from '../../store/wrapped-year';
+import { userPeriods } from '../../store/streak-periods';
 import { zoneIn } from '../../domain/user-hash';
 
 /** Trophy's year in review, computed from the durable record in Postgres. */
@@ -81,44 +83,18 @@ async function wrapped(ctx: Ctx, req: Request) {
   const first = `${String(year).padStart(4, '0')}-01-01`;
   const last = `${String(year).padStart(4, '0')}-12-31`;
   const db = ctx.db;
-  const args = [u.tenant.id, u.id, first, last];
-
-  // Per metric and local date in the year (NULL: before it); likewise per event attribute value, and per points system.
-  const [metricRows, attrRows, pointRows, counts, completions, ranks] = await Promise.all([
-    db.query<{ item: string; d: string | null; v: number }>(
-      `SELECT metric_id AS item, CASE WHEN local_date < $3 THEN NULL ELSE to_char(local_date, 'YYYY-MM-DD') END AS d, sum(value)::float8 AS v
-       FROM events WHERE tenant_id = $1 AND user_id = $2 AND local_date <= $4 GROUP BY 1, 2`, args),
-    db.query<{ item: string; d: string | null; v: number }>(
-      `SELECT e.metric_id || E'\\x1f' || kv.key || E'\\x1f' || kv.value AS item,
-              CASE WHEN e.local_date < $3 THEN NULL ELSE to_char(e.local_date, 'YYYY-MM-DD') END AS d, sum(e.value)::float8 AS v
-       FROM events e CROSS JOIN LATERAL jsonb_each_text(e.attributes) kv
-       WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.local_date <= $4 AND jsonb_typeof(e.attributes) = 'object' GROUP BY 1, 2`, args),
-    db.query<{ item: string; d: string | null; v: number }>(
-      `SELECT system_id AS item, CASE WHEN local_date < $3 THEN NULL ELSE to_char(local_date, 'YYYY-MM-DD') END AS d, sum(awarded)::float8 AS v
-       FROM points_awards WHERE tenant_id = $1 AND user_id = $2 AND local_date <= $4 GROUP BY 1, 2`, args),
-    db.query<{ d: string; n: number }>(
-      `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, count(*)::int AS n FROM events
-       WHERE tenant_id = $1 AND user_id = $2 AND local_date BETWEEN $3 AND $4 GROUP BY 1`, args),
-    // Naming the tenant's achievements and boards lets these use their (tenant, achievement or board, user) indexes.
-    db.query<{ id: string; at: Date }>(
-      `SELECT achievement_id AS id, achieved_at AS at FROM achievement_completions
-       WHERE tenant_id = $1 AND achievement_id = ANY($5::uuid[]) AND user_id = $2
-         AND achieved_at >= ($3::date - 2)::timestamptz AND achieved_at < ($4::date + 2)::timestamptz`,
-      [...args, [...cfg.achievementsById.keys()]]),
-    db.query<{ id: string; d: string; rank: number; value: number }>(
-      `SELECT leaderboard_id AS id, to_char(local_date, 'YYYY-MM-DD') AS d, rank, value::float8 AS value FROM leaderboard_events
-       WHERE tenant_id = $1 AND leaderboard_id = ANY($5::uuid[]) AND user_id = $2 AND local_date BETWEEN $3 AND $4 AND rank IS NOT NULL`,
-      [...args, [...cfg.boardsBySlot.values()].map((b) => b.id)]),
-  ]);
-  const metrics = series(metricRows.rows);
-  const attrs = series(attrRows.rows);
-  const points = series(pointRows.rows);
-  const achieved = completions.rows
+  const record = await yearRecord(db, {
+    tenantId: u.tenant.id, userId: u.id, first, last, achievementIds: [...cfg.achievementsById.keys()], boardIds: [...cfg.boardsBySlot.values()].map((b) => b.id),
+  });
+  const metrics = series(record.metrics);
+  const attrs = series(record.attributes);
+  const points = series(record.points);
+  const achieved = record.completions
     .map((c) => ({ id: c.id, at: c.at.getTime(), d: localDate(c.at.getTime(), zone) }))
     .filter((c) => c.d >= first && c.d <= last);
 
   // Activity: events per local day; the most active day, week and month have the most events (the earliest on a tie).
-  const perDay = new Map(counts.rows.map((r) => [r.d, r.n]));
+  const perDay = new Map(record.eventCounts.map((r) => [r.d, r.n]));
   const busiest = (key: (d: string) => string) => {
     const sums = new Map<string, number>();
     for (const [d, n] of perDay) sums.set(key(d), (sums.get(key(d)) ?? 0) + n);
@@ -172,7 +148,7 @@ async function wrapped(ctx: Ctx, req: Request) {
     }
     const boards = new Map([...cfg.boardsBySlot.values()].map((b) => [b.id, b]));
     const best = new Map<string, { rank: number; value: number }>();
-    for (const r of ranks.rows) {
+    for (const r of record.ranks) {
       if (r.d < lo || r.d > hi) continue;
       const held = best.get(r.id);
       if (!held || r.rank < held.rank || (r.rank === held.rank && r.value > held.value)) best.set(r.id, { rank: r.rank, value: r.value });
@@ -205,10 +181,7 @@ async function longestStreak(ctx: Ctx, cfg: TenantConfig, tenantId: string, user
   const none: WrappedStreak = { length: 0, frequency: sk?.frequency ?? 'daily', periodStart: null, periodEnd: null, started: null };
   if (!sk || dayOf(first) < dayOf('1900-01-01')) return none;
   const f = FREQ_CODE[sk.frequency];
-  const { rows } = await ctx.db.query<{ period: number; length: number; used_freeze: boolean; used_pause: boolean }>(
-    'SELECT period, length, used_freeze, used_pause FROM streak_periods WHERE tenant_id = $1 AND user_id = $2 AND frequency = $3 ORDER BY period',
-    [tenantId, userId, f],
-  );
+  const rows = await userPeriods(ctx.db, tenantId, userId, f);
   let best: { i: number; length: number } | null = null;
   rows.forEach((r, i) => {
     const p = periodDates(f, r.period, sk.weekStart);
@@ -219,7 +192,7 @@ async function longestStreak(ctx: Ctx, cfg: TenantConfig, tenantId: string, user
   const { i, length } = best as { i: number; length: number };
   // It started at the latest extension to length 1 at or before its longest period.
   let s = i;
-  while (s > 0 && !(rows[s]!.length === 1 && !rows[s]!.used_freeze && !rows[s]!.used_pause)) s--;
+  while (s > 0 && !(rows[s]!.length === 1 && !rows[s]!.usedFreeze && !rows[s]!.usedPause)) s--;
   const started = periodDates(f, rows[s]!.period, sk.weekStart).start;
   return { length, frequency: sk.frequency, periodStart: started, periodEnd: periodDates(f, rows[i]!.period, sk.weekStart).end, started };
 }
