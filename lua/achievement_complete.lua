@@ -13,13 +13,13 @@ local now, id, slot = ARGV[2], ARGV[3], ARGV[9]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 
 -- Completing twice changes nothing and reports the first completion.
-local at = uget(user, 'a' .. slot)
+local at = uget(user, ACHIEVED_PREFIX .. slot)
 if at then return {'DONE', at} end
 
 local patch = cjson.decode(ARGV[4])
 local P = pts_new(user, patch, {}, ARGV[7], decode_once(ARGV[5]), cjson.decode(ARGV[6]))
 if not pts_filters_ok(P, cjson.decode(ARGV[11]), false) then return {'FILTERED'} end
-if not uget(user, 'c') and not pts_created(P) then
+if not uget(user, CREATED_FIELD) and not pts_created(P) then
   return {'BLOCKED', tostring(P.blocked)}
 end
 ach_complete(P, { i = ARGV[10], k = tonumber(slot) }, now)

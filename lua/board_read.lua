@@ -19,6 +19,6 @@ for i = 1, #flat, 2 do
   out[#out + 1] = flat[i]
   out[#out + 1] = flat[i + 1]
   -- false, not nil: a nil would end the array; it reaches the caller as null.
-  out[#out + 1] = redis.call('HGET', ARGV[3] .. flat[i], 'n')
+  out[#out + 1] = redis.call('HGET', ARGV[3] .. flat[i], NAME_FIELD)
 end
 return out

@@ -10,13 +10,13 @@
 -- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'FULL'} | {'NOTHING'} | {'OK', streak (JSON)}
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
-if not uget(user, 'c') then return {'NOTFOUND'} end
+if not uget(user, CREATED_FIELD) then return {'NOTFOUND'} end
 local moved = zone_mismatch(cfg, user, ARGV[8])
 if moved then return {'TZ', moved} end
 local op = ARGV[6]
 if op == 'pauses' then
   -- Pauses are set before settling so a pause covering a missed period holds it.
-  if ARGV[7] == '[]' then udel(user, 'pz') else uset(user, 'pz', ARGV[7]) end
+  if ARGV[7] == '[]' then udel(user, PAUSES_FIELD) else uset(user, PAUSES_FIELD, ARGV[7]) end
 end
 local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
 local idx = { d = tonumber(d), w = tonumber(w), m = tonumber(m) }

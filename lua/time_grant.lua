@@ -8,7 +8,7 @@ local cfg, user, due, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, id = tonumber(ARGV[2]), ARGV[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 
-local created = uget(user, 'c')
+local created = uget(user, CREATED_FIELD)
 if not created then
   redis.call('ZREM', due, id)
   return {'OK', '{}'}

@@ -19,14 +19,14 @@ local existed = 0
 local flat = redis.call('HGETALL', user)
 for i = 1, #flat, 2 do
   local f = flat[i]
-  if f == 'c' then
+  if f == CREATED_FIELD then
     existed = 1
-    if tonumber(redis.call('HGET', stats, 'users') or '0') > 0 then redis.call('HINCRBY', stats, 'users', -1) end
+    if tonumber(redis.call('HGET', stats, USERS_STAT) or '0') > 0 then redis.call('HINCRBY', stats, USERS_STAT, -1) end
   else
     -- a<slot>: an achievement completed (attributes are 'a:<key>').
-    local slot = string.match(f, '^a(%d+)$')
+    local slot = string.match(f, '^' .. ACHIEVED_PREFIX .. '(%d+)$')
     if slot then
-      local field = 'ac' .. slot
+      local field = COMPLETIONS_PREFIX .. slot
       if tonumber(redis.call('HGET', stats, field) or '0') > 0 then redis.call('HINCRBY', stats, field, -1) end
     end
   end

@@ -11,7 +11,7 @@ if config_is_stale(KEYS[1], ARGV[1]) then return {'STALE'} end
 local tracked, list = '', ''
 if ARGV[2] ~= '' then
   local r = recent_fields(redis.call('GET', KEYS[4]))
-  tracked, list = r.t or '', r[ARGV[2]] or ''
+  tracked, list = r[TRACKED_FIELD] or '', r[ARGV[2]] or ''
 end
 local reply = {'OK', unflushed(KEYS[2], KEYS[3]), tracked, list}
 for f, v in pairs(user_view(KEYS[2])) do

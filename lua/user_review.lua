@@ -10,7 +10,7 @@
 local cfg, user, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, id = ARGV[2], ARGV[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
-if not uget(user, 'c') then return {'OK', '[]'} end
+if not uget(user, CREATED_FIELD) then return {'OK', '[]'} end
 
 local P = pts_new(user, {}, {}, ARGV[6], decode_once(ARGV[4]), cjson.decode(ARGV[5]))
 ach_metric(P, nil, now)

@@ -15,7 +15,7 @@ if mode == 'update' and redis.call('EXISTS', user) == 0 then return {'NOTFOUND'}
 
 local patch = cjson.decode(ARGV[5])
 local P = pts_new(user, patch, {}, ARGV[8], decode_once(ARGV[6]), cjson.decode(ARGV[7]))
-if not uget(user, 'c') and not pts_created(P) then
+if not uget(user, CREATED_FIELD) and not pts_created(P) then
   return {'BLOCKED', tostring(P.blocked)}
 end
 -- New attributes may open composites whose user filters now match.

@@ -1,7 +1,7 @@
 import type { Ctx } from '../context';
 import type { Reply, Request, Route } from '../http/server';
 import { channelsOf, NOTIFICATION_TYPES, NotificationType, RETENTION_DEFAULTS } from '../domain/retention';
-import { prefField } from '../domain/user-hash';
+import { isUser, prefField } from '../domain/user-hash';
 import { toMap } from '../domain/users';
 import { writeUserFields } from '../services/user-calls';
 import { notFound } from '../errors';
@@ -53,7 +53,7 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
     const tenant = await ctx.tenants.getById(target.tenantId);
     if (!tenant) return null;
     const fields = toMap(Object.entries(await ctx.redis.hgetall(ctx.keys.tenant(tenant.slot).user(target.userId))).flat());
-    return fields.has('c') ? { target, tenant, fields } : null;
+    return isUser(fields) ? { target, tenant, fields } : null;
   };
   const channelsNow = async (tenant: Tenant, fields: Map<string, string>, type: NotificationType) =>
     channelsOf((await ctx.configs.get(tenant)).retention ?? RETENTION_DEFAULTS, fields, type);

@@ -20,8 +20,10 @@ export interface AchievementConfig {
   updated: string;
 }
 
-/** Tenant stats field: how many users completed it. */
-export const completionsField = (slot: number) => `ac${slot}`;
+/** Tenant stats fields: how many users there are, and how many completed an achievement (`ac<slot>`). */
+export const USERS_STAT = 'users';
+export const COMPLETIONS_PREFIX = 'ac';
+export const completionsField = (slot: number) => `${COMPLETIONS_PREFIX}${slot}`;
 
 /** Trophy's achievement shape (with `achievedAt` for a user's view). */
 export function achievementJson(a: AchievementConfig, metricName: (id: string) => string | undefined, achievedAt?: number | null) {

@@ -5,6 +5,7 @@ import { notFound, unprocessable } from '../errors';
 import type { Request } from '../http/server';
 import { localDate, zoneOr } from '../domain/time';
 import { userBoostsArg } from '../domain/points';
+import { isUser } from '../domain/user-hash';
 import { firstZone, userReadCall, userUpsertCall, STALE, withConfig, ZONE_TTL_MS, zoneKey } from '../engine';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
@@ -73,7 +74,7 @@ export async function readUser(
   const u = await withConfig(ctx.configs, tenant, async (cfg) => {
     const r = await userReadCall(ctx.engine, tk, { ver: cfg.ver, userId: id, recent: opts.recent?.(cfg) });
     if (r.code === 'STALE') return STALE;
-    if (!r.fields.has('c')) throw notFound(`User "${id}" not found`);
+    if (!isUser(r.fields)) throw notFound(`User "${id}" not found`);
     return { principal, tenant, cfg, id, fields: r.fields, unflushed: r.unflushed, tracked: r.tracked, recent: r.recent };
   });
   if (opts.postgres) await postgresThrough(ctx, u);

@@ -6,7 +6,7 @@ import { reply, Request, Route } from '../../http/server';
 import { storable, UNSTORABLE_RULE } from '../../http/text';
 import { NOTIFICATION_TYPES } from '../../domain/retention';
 import { recipientsOf } from '../../domain/messages';
-import { EMAIL_FIELD } from '../../domain/user-hash';
+import { EMAIL_FIELD, isUser } from '../../domain/user-hash';
 import { toMap } from '../../domain/users';
 import { ChannelSettingsOf, deleteChannel, deleteTemplate, getChannel, getTemplate, listChannels, listMessages, listTemplates, messageJson } from '../../store/messages';
 import { renderMessage, templateOf, templateProblem } from '../../messages/render';
@@ -64,7 +64,7 @@ export function redactChannel<K extends MessageChannel>(kind: K, s: ChannelSetti
 /** A user's hash, or 404. */
 async function userFields(ctx: Ctx, tenant: Tenant, userId: string): Promise<Map<string, string>> {
   const fields = toMap(Object.entries(await ctx.redis.hgetall(ctx.keys.tenant(tenant.slot).user(userId))).flat());
-  if (!fields.has('c')) throw notFound(`User "${userId}" not found`);
+  if (!isUser(fields)) throw notFound(`User "${userId}" not found`);
   return fields;
 }
 
