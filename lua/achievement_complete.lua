@@ -1,7 +1,7 @@
 -- TypeScript face: achievementCompleteCall in src/engine/calls/achievement-complete.ts (KEYS/ARGV built there in this order).
 -- Complete an API achievement for a user (created or updated from the body).
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set,
---       6 the user's recent history
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes), 4 stats (the tenant's counters),
+--       5 due (time triggers), 6 recent (the user's recent history)
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 patch (JSON), 5 points
 --       program (JSON), 6 the user's own boosts (JSON), 7 local date,
 --       8 operation id, 9 achievement slot, 10 achievement id,

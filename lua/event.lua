@@ -1,8 +1,10 @@
 -- TypeScript face: eventCall in src/engine/calls/event.ts (KEYS/ARGV built there in this order).
 -- Apply one metric event atomically and say everything the response needs.
--- KEYS: 1 config, 2 user, 3 idempotency bucket, 4 change stream, 5 tenant stats,
---       6 time-trigger due set, 7 leaderboard update counters; leaderboard sets
---       are named from the prefix in ARGV 14 (all in the tenant's slot)
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 idempotency (a bucket), 4 stream (changes),
+--       5 stats (the tenant's counters), 6 due (time triggers), 7 boardTicks (leaderboard
+--       update counters), 8 retentionDue (users by when the scheduler should next look
+--       at them), 9 recent (the user's recent history). Leaderboard sets are named
+--       from the prefix in ARGV[14] (all in the tenant's slot).
 -- ARGV: 1 config version, 2 metric slot, 3 value, 4 now (ms), 5 idempotency
 --       member ('' when none), 6 zone the dates were computed in,
 --       7 user patch (JSON object), 8 event record (JSON, for the stream),
@@ -13,8 +15,6 @@
 --       16 user id, 17 event attributes (JSON object, '' when none),
 --       18 the points program's text when ARGV 9 only names it ('' to use the stored one),
 --       19 retention due times 'base,r0,r1' (src/domain/retention.ts eventDueArg; '' when off)
--- KEYS 8: the retention due set (users by when the scheduler should next look at them),
---      9: the user's recent history (lua/lib/12-recent.lua)
 -- ARGV 20: the event's id (the operation its award ids derive from)
 -- Replies: {'STALE'} | {'PROGRAM'} (send its text) | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),

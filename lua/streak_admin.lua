@@ -2,7 +2,7 @@
 -- Admin changes to one user's streak: grant a freeze, replace the pauses,
 -- or restore the length last lost. Settles first, so the change applies to
 -- the streak as it stands now.
--- KEYS: 1 config, 2 user, 3 change stream
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes)
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 current streak periods and active frequency 'day,week,month,f',
 --       6 operation ('freeze' | 'pauses' | 'restore'), 7 pauses (JSON, for 'pauses')

@@ -2,7 +2,7 @@
 -- Settle a user's streak up to now (missed periods: pause, freeze or loss) and
 -- report it. Settling is a pure function of the state and the date, so doing
 -- it on a read is safe to repeat.
--- KEYS: 1 config, 2 user, 3 change stream
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes)
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 current streak periods and active frequency 'day,week,month,f', 6-7 unused
 -- (ARGV 8: the zone the periods were computed in)

@@ -3,7 +3,7 @@
 -- and say whether Postgres may lack some of the user's changes yet; with a
 -- list named, that list of the user's recent history too (lua/lib/12-recent.lua),
 -- read in the same instant as the hash.
--- KEYS: 1 config, 2 user, 3 change stream, 4 the user's recent history
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes), 4 recent (the user's recent history)
 -- ARGV: 1 config version, 2 recent list field ('' for none)
 -- Replies: {'STALE'} | {'OK', unflushed (see unflushed()), tracked ('1' or ''), the list ('' when none),
 --          field, value, ...} (no fields: unknown user)

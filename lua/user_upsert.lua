@@ -1,7 +1,7 @@
 -- TypeScript face: userUpsertCall in src/engine/calls/user-upsert.ts (KEYS/ARGV built there in this order).
 -- Create or update a user's profile (user_creation points triggers included).
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set,
---       6 the user's recent history
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes), 4 stats (the tenant's counters),
+--       5 due (time triggers), 6 recent (the user's recent history)
 -- ARGV: 1 config version, 2 now (ms), 3 mode ('upsert' | 'update'),
 --       4 user id, 5 patch (JSON object), 6 points program (JSON),
 --       7 the user's own boosts (JSON), 8 local date, 9 operation id

@@ -173,21 +173,40 @@ export function opensAt(start: string): number {
   return Date.parse(`${start}T00:00:00Z`) - 14 * 3_600_000;
 }
 
-/** What the event script needs of each board this event may move (see lua/lib/40-leaderboards.lua). */
-export function eventBoards(boards: Iterable<LeaderboardConfig>, metricId: string, date: string, time: string, streaksOn: boolean): string {
-  const out: unknown[] = [];
+/**
+ * What the event script needs of a board this event may move (see
+ * lua/lib/40-leaderboards.lua): slot, id, run, ranked by ('m'etric, 'p'oints,
+ * 's'treak), metric and system slot (-1: none), repeating, participant
+ * limit, breakdown attribute keys.
+ */
+export interface EventBoard {
+  k: number;
+  i: string;
+  r: number;
+  rb: 'm' | 'p' | 's';
+  ms: number;
+  ss: number;
+  rep: 0 | 1;
+  mx: number;
+  bd: string[];
+}
+
+/** The boards this event may move. */
+export function eventBoards(boards: Iterable<LeaderboardConfig>, metricId: string, date: string, time: string, streaksOn: boolean): EventBoard[] {
+  const out: EventBoard[] = [];
   for (const b of boards) {
     if (b.rankBy === 'metric' && b.metricId !== metricId) continue;
     if (b.rankBy === 'streak' && !streaksOn) continue;
     const r = eventRun(b, date, time);
     if (r === null) continue;
     out.push({
-      k: b.slot, i: b.id, r, rb: b.rankBy[0], ms: b.metricSlot ?? -1, ss: b.systemSlot ?? -1,
+      k: b.slot, i: b.id, r, rb: RANK_CODE[b.rankBy], ms: b.metricSlot ?? -1, ss: b.systemSlot ?? -1,
       rep: b.runUnit ? 1 : 0, mx: b.maxParticipants, bd: b.breakdownKeys,
     });
   }
-  return JSON.stringify(out);
+  return out;
 }
+const RANK_CODE = { metric: 'm', points: 'p', streak: 's' } as const;
 
 /** One board change as the script reports it (-1 stands for "none"). */
 export interface ScriptBoard {

@@ -87,8 +87,23 @@ export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freeze
   return out;
 }
 
-/** The program part the scripts read (see lua/lib/15-streaks.lua). */
-export function streakProgram(cfg: StreakConfig | null) {
+/**
+ * The program part the scripts read (see lua/lib/15-streaks.lua): the active
+ * frequency ('' when off), mode, thresholds by metric slot, initial freezes,
+ * earn interval and amount, maximum, day of the first week start.
+ */
+export interface StreakProgram {
+  act: '' | 'd' | 'w' | 'm';
+  mode: 'all' | 'any';
+  th: Record<string, number>;
+  ini: number;
+  ei: number;
+  ea: number;
+  max: number;
+  wo: number;
+}
+
+export function streakProgram(cfg: StreakConfig | null): StreakProgram {
   if (!cfg?.enabled) return { act: '', mode: 'all', th: {}, ini: 0, ei: 0, ea: 0, max: 0, wo: 0 };
   return {
     act: FREQ_CODE[cfg.frequency],

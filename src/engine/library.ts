@@ -9,8 +9,8 @@ import { luaPrelude } from './prelude';
 /** Where the Lua sources live (copied beside dist/ in the image). */
 export const LUA_DIR = path.resolve(__dirname, '../../../lua');
 
-/** Script name → number of KEYS it takes. */
-const SCRIPTS = {
+/** Script name → number of KEYS it takes (as its header declares them; test/lua-keys.test.ts checks both against the calls). */
+export const SCRIPTS = {
   event: 9,
   user_upsert: 6,
   time_grant: 5,

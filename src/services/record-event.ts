@@ -9,7 +9,7 @@ import { boardsResponse, eventBoards } from '../domain/leaderboards';
 import { userPatch } from '../domain/users';
 import { idempotencySlot } from '../domain/idempotency';
 import { eventDueArg } from '../domain/retention';
-import { pointsResponse, ScriptPoints, userBoostsArg } from '../domain/points';
+import { pointsResponse, ProgramText, ScriptPoints, userBoostsArg } from '../domain/points';
 import { FREQ_CODE, parseState, periodIndexes, StreakConfig, streakArg, streakJson, StreakState } from '../domain/streaks';
 import { completedJson } from './completed-achievements';
 import { checkAttributeKeys, checkUserAttributes, zoneOf } from './user-input';
@@ -54,7 +54,7 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
     // A wrong zone guess costs one more call (it can change only once per
     // event); so does a program Redis does not hold yet (once per config version).
     let date = '';
-    const call = async (zone: string, program: string) => {
+    const call = async (zone: string, program: ProgramText | '') => {
       date = localDate(now, zone);
       const record = JSON.stringify({
         id: eventId, u: userId, m: metric.id, v: body.value, a: body.attributes ?? null, at: now, d: date, ik: idemKey || null,
