@@ -42,7 +42,8 @@ function broken(from: string, to: string): string | null {
   if (under(from, 'domain') && ['api', 'services', 'store', 'http', 'redis', 'engine'].some((d) => under(to, d))) return 'domain/ imports no api/, services/, store/, http/, redis/ or engine/';
   if (under(from, 'store') && (under(to, 'api') || under(to, 'http'))) return 'store/ imports no api/ or http/';
   if (under(from, 'scheduler') && under(to, 'api')) return 'scheduler/ imports no api/';
-  if (under(from, 'services') && under(to, 'api')) return 'services/ imports no api/';
+  if (under(from, 'services') && (under(to, 'api') || under(to, 'http'))) return 'services/ imports no api/ or http/: they speak the domain (errors: domain/errors)';
+  if (under(from, 'services') && to === 'errors') return 'services/ throw domain errors (domain/errors), not HTTP ones (errors)';
   if (under(from, 'engine') && (under(to, 'api') || under(to, 'services') || under(to, 'store'))) return 'engine/ imports no api/, services/ or store/';
   if (under(from, 'wire') && !under(to, 'wire') && to !== 'webhooks/events') return 'wire/ holds the API\'s data shapes only (and the webhook event names)';
   if (handlers.has(from) && handlers.has(to) && to !== from) return 'a handler imports no other handler (share through domain/ or a service module)';
@@ -74,5 +75,6 @@ t.test('the rules see imports (a sanity check of the parser)', async (t) => {
   t.equal(broken('scheduler/retention', 'services/streak-calls'), null, 'the scheduler shares services with handlers');
   t.equal(broken('api/app/points', 'api/app/users'), 'a handler imports no other handler (share through domain/ or a service module)');
   t.equal(broken('api/app/users', 'services/user-input'), null);
+  t.equal(broken('services/record-event', 'http/server'), 'services/ imports no api/ or http/: they speak the domain (errors: domain/errors)');
   t.equal(broken('api/app/users', 'wire/app'), null);
 });

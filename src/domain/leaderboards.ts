@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { dateFromDay, dayNumber } from './time';
+import type { Leaderboard, LeaderboardChange } from '../wire/app';
 
 export type RankBy = 'metric' | 'points' | 'streak';
 export type RunUnit = 'day' | 'month' | 'year';
@@ -101,9 +102,10 @@ export function eventRun(b: LeaderboardConfig, date: string, time: string): numb
   return runIndex(b, date);
 }
 
-/** The board's fields as Trophy's LeaderboardResponse gives them. */
-export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }) {
-  const out: Record<string, unknown> = {
+/** The board's fields as Trophy's LeaderboardResponse gives them (its status as configured: 'inactive' included). */
+export type BoardJson = Omit<Leaderboard, 'status'> & { status: BoardStatus };
+export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }): BoardJson {
+  const out: BoardJson = {
     id: b.id,
     key: b.key,
     name: b.name,
@@ -120,8 +122,14 @@ export function boardJson(b: LeaderboardConfig, names: { metric?: string; metric
     runInterval: b.runInterval,
     status: b.status,
   };
-  if (b.rankBy === 'metric') Object.assign(out, { metricKey: names.metricKey, metricName: names.metric });
-  if (b.rankBy === 'points') Object.assign(out, { pointsSystemKey: names.systemKey, pointsSystemName: names.system });
+  if (b.rankBy === 'metric') {
+    out.metricKey = names.metricKey;
+    out.metricName = names.metric;
+  }
+  if (b.rankBy === 'points') {
+    out.pointsSystemKey = names.systemKey;
+    out.pointsSystemName = names.system;
+  }
   return out;
 }
 
@@ -240,8 +248,8 @@ export function boardNames(cfg: BoardLookup, b: LeaderboardConfig) {
  * A board's fields with one run's dates, built once per board config and run
  * (configs are replaced, never changed, so the cache goes with them).
  */
-const RUN_JSON = new WeakMap<LeaderboardConfig, Map<number, Record<string, unknown>>>();
-function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): Record<string, unknown> {
+const RUN_JSON = new WeakMap<LeaderboardConfig, Map<number, BoardJson>>();
+function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): BoardJson {
   let runs = RUN_JSON.get(b);
   if (!runs) RUN_JSON.set(b, (runs = new Map()));
   let json = runs.get(r);
@@ -255,22 +263,24 @@ function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): Record
 }
 
 /** The event response's `leaderboards` map: boards whose standing of the user changed. */
-export function boardsResponse(cfg: BoardLookup, raw: string | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function boardsResponse(cfg: BoardLookup, raw: string | undefined): Record<string, LeaderboardChange> {
+  const out: Record<string, LeaderboardChange> = {};
   if (!raw || raw === '[]') return out;
   for (const c of JSON.parse(raw) as ScriptBoard[]) {
     const b = cfg.boardsBySlot.get(c.k);
-    if (!b) continue;
+    // An event moves active boards only (eventRun).
+    if (!b || b.status === 'inactive') continue;
     const group = Array.isArray(c.g) ? c.g : [];
-    const entry: Record<string, unknown> = {
+    const entry: LeaderboardChange = {
       ...boardRunJson(cfg, b, c.r),
+      status: b.status,
       rank: c.rk > 0 ? c.rk : null,
       previousRank: c.pr > 0 ? c.pr : null,
       threshold: c.th,
     };
     if (b.breakdownKeys.length) {
       entry.breakdownAttributeValue = group[0];
-      entry.breakdownAttributeValues = b.breakdownKeys.map((key, i) => ({ key, value: group[i] }));
+      entry.breakdownAttributeValues = b.breakdownKeys.map((key, i) => ({ key, value: group[i]! }));
     }
     out[b.key] = entry;
   }

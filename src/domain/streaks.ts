@@ -1,4 +1,5 @@
 import { dateFromDay, dayNumber } from './time';
+import type { EventStreak } from '../wire/app';
 
 export type Frequency = 'daily' | 'weekly' | 'monthly';
 export type WeekStart = 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';
@@ -63,12 +64,14 @@ export function parseState(raw: string | undefined): StreakState {
   return { len: p[1]!, started: p[2]!, lp: p[3]!, ext: p[5]!, lost: p[6]! };
 }
 
-/** Trophy's streak fields, from the active frequency's state at period `n`. */
-export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null, extended?: boolean) {
+/** Trophy's streak fields, from the active frequency's state at period `n` (with `extended`: as an event response has them). */
+export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null, extended: boolean): EventStreak;
+export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null): Omit<EventStreak, 'extended'>;
+export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null, extended?: boolean): Omit<EventStreak, 'extended'> & { extended?: boolean } {
   const f = FREQ_CODE[cfg.frequency];
   const cur = periodDates(f, n, cfg.weekStart);
   const alive = st.len > 0;
-  const out: Record<string, unknown> = {
+  const out: Omit<EventStreak, 'extended'> & { extended?: boolean } = {
     length: st.len,
     frequency: cfg.frequency,
     started: alive && st.started >= 0 ? periodDates(f, st.started, cfg.weekStart).start : null,
@@ -79,9 +82,11 @@ export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freeze
   };
   if (extended !== undefined) out.extended = extended;
   if (cfg.maxFreezes > 0 && freezes !== null) {
-    Object.assign(out, { freezes, maxFreezes: cfg.maxFreezes });
+    out.freezes = freezes;
+    out.maxFreezes = cfg.maxFreezes;
     if (cfg.freezeAutoEarnInterval > 0 && cfg.freezeAutoEarnAmount > 0) {
-      Object.assign(out, { freezeAutoEarnInterval: cfg.freezeAutoEarnInterval, freezeAutoEarnAmount: cfg.freezeAutoEarnAmount });
+      out.freezeAutoEarnInterval = cfg.freezeAutoEarnInterval;
+      out.freezeAutoEarnAmount = cfg.freezeAutoEarnAmount;
     }
   }
   return out;

@@ -5,7 +5,7 @@ import type { Ctx } from '../../context';
 import { AdminActor, requireAdmin } from '../../auth/auth';
 import { ENV_PREFIX_MARK, generateKey } from '../../auth/api-keys';
 import { check, jsonBody, uuidParam } from '../../http/body';
-import { conflict, notFound, unprocessable } from '../../errors';
+import { conflict, notFound, invalid } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { tx } from '../../store/db';
 import type { AdminApiKey, AdminApiKeyWithSecret, CreateAdminKey, PatchAdminKey } from '../../wire/admin';
@@ -106,7 +106,7 @@ export function adminKeyRoutes(ctx: Ctx): Route[] {
         const row = await tx(ctx.db, async (c) => {
           await c.query(`SELECT pg_advisory_xact_lock(hashtext('laurel-admin-key'))`);
           const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_keys WHERE kind = 'admin'`);
-          if (rows[0]!.n >= MAX_ADMIN_KEYS) throw unprocessable(`An instance holds at most ${MAX_ADMIN_KEYS} admin keys: delete one first`);
+          if (rows[0]!.n >= MAX_ADMIN_KEYS) throw invalid(`An instance holds at most ${MAX_ADMIN_KEYS} admin keys: delete one first`);
           const { rows: made } = await c.query<Row>(
             `INSERT INTO api_keys (id, prefix, secret_hash, kind, created, name, source) VALUES ($1, $2, $3, 'admin', $4, $5, 'api') RETURNING ${COLS}`,
             [randomUUID(), k.prefix, k.secretHash, new Date(ctx.clock.now()), name],

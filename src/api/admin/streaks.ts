@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
-import { invalid, unprocessable } from '../../errors';
+import { invalid } from '../../errors';
 import { reply, Route } from '../../http/server';
 import { dayNumber, localDate, zoneOr } from '../../domain/time';
 import type { Tenant } from '../../store/tenants';
@@ -51,7 +51,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         const b = check(validateSettings, jsonBody(req));
         await configTx(ctx, tenant, async (c) => {
           const problem = await saveStreakSettings(ctx, c, tenant.id, b);
-          if (problem) throw unprocessable(problem);
+          if (problem) throw invalid(problem);
         });
         return reply(200, await streakSettingsOf(ctx.db, tenant.id));
       },
@@ -104,7 +104,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
           // Start dates before the user's today are refused above, so a new pause is never over yet.
           created.push({ id, userId: p.userId, start: p.start, end: p.end, status: 'active' });
         }
-        if (created.length === 0) throw unprocessable(issues.map((i) => i.message).join('; '));
+        if (created.length === 0) throw invalid(issues.map((i) => i.message).join('; '));
         return reply(201, { created, issues });
       },
     },
