@@ -18,10 +18,7 @@ export interface ErrorAnswer {
  */
 export function errorAnswer(err: unknown): ErrorAnswer | null {
   if (err instanceof HttpError) return { status: err.status, message: err.message, headers: err.headers };
-  if (!(err instanceof DomainError)) {
-    if (!isUnavailable(err)) return null;
-    err = unavailable();
-  }
-  const e = err as DomainError;
+  const e = err instanceof DomainError ? err : isUnavailable(err) ? unavailable() : null;
+  if (!e) return null;
   return { status: STATUS[e.kind], message: e.message, headers: e.kind === 'unavailable' ? { 'Retry-After': '1' } : {} };
 }

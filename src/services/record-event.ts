@@ -26,20 +26,20 @@ function currentStreak(cfg: StreakConfig | null, date: string, raw: string | und
   return streakJson(cfg, r, n, r.fz, r.x === 1);
 }
 
+/** What recording an event gives: `replayed` when the idempotency key was seen before (nothing was counted again). */
+export interface RecordedEvent {
+  replayed: boolean;
+  response: EventResponse;
+}
+
 /**
  * Count one validated event and everything it causes (points, achievements,
  * streak, leaderboards, and through the change record, webhooks): the single
  * event endpoint and the batch consumer both come here. Refusals are
  * DomainErrors (not_found: unknown metric; invalid: unknown attributes or
  * blocked points; unavailable: a store away or catching up); `idemKey` ''
- * means none. `replayed`: the idempotency key was seen before, nothing was
- * counted again.
+ * means none.
  */
-export interface RecordedEvent {
-  replayed: boolean;
-  response: EventResponse;
-}
-
 export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, body: EventBody, idemKey: string): Promise<RecordedEvent> {
   const userId = body.user.id;
   const bodyZone = zoneOf(body.user);
