@@ -1,7 +1,7 @@
 -- TypeScript face: achievementCompleteCall in src/engine/calls/achievement-complete.ts (KEYS/ARGV built there in this order).
 -- Complete an API achievement for a user (created or updated from the body).
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set,
---       6 the user's recent history
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes), 4 stats (the tenant's counters),
+--       5 due (time triggers), 6 recent (the user's recent history)
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 patch (JSON), 5 points
 --       program (JSON), 6 the user's own boosts (JSON), 7 local date,
 --       8 operation id, 9 achievement slot, 10 achievement id,
@@ -13,13 +13,13 @@ local now, id, slot = ARGV[2], ARGV[3], ARGV[9]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 
 -- Completing twice changes nothing and reports the first completion.
-local at = uget(user, 'a' .. slot)
+local at = uget(user, ACHIEVED_PREFIX .. slot)
 if at then return {'DONE', at} end
 
 local patch = cjson.decode(ARGV[4])
 local P = pts_new(user, patch, {}, ARGV[7], decode_once(ARGV[5]), cjson.decode(ARGV[6]))
 if not pts_filters_ok(P, cjson.decode(ARGV[11]), false) then return {'FILTERED'} end
-if not uget(user, 'c') and not pts_created(P) then
+if not uget(user, CREATED_FIELD) and not pts_created(P) then
   return {'BLOCKED', tostring(P.blocked)}
 end
 ach_complete(P, { i = ARGV[10], k = tonumber(slot) }, now)

@@ -1,7 +1,8 @@
 -- TypeScript face: configPublishCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- Replace a tenant's compiled config unless a newer version is already there,
 -- and make sure the change stream has its consumer group.
--- KEYS: 1 config, 2 change stream.  ARGV: 1 version, 2 group, then field, value, ...
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 stream (changes).
+-- ARGV: 1 version, 2 group, then field, value, ...
 -- Replies: 1 when written, 0 when a newer or equal version was already published.
 local current = redis.call('HGET', KEYS[1], 'ver')
 if current and tonumber(current) >= tonumber(ARGV[1]) then return 0 end

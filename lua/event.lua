@@ -1,8 +1,10 @@
 -- TypeScript face: eventCall in src/engine/calls/event.ts (KEYS/ARGV built there in this order).
 -- Apply one metric event atomically and say everything the response needs.
--- KEYS: 1 config, 2 user, 3 idempotency bucket, 4 change stream, 5 tenant stats,
---       6 time-trigger due set, 7 leaderboard update counters; leaderboard sets
---       are named from the prefix in ARGV 14 (all in the tenant's slot)
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 idempotency (a bucket), 4 stream (changes),
+--       5 stats (the tenant's counters), 6 due (time triggers), 7 boardTicks (leaderboard
+--       update counters), 8 retentionDue (users by when the scheduler should next look
+--       at them), 9 recent (the user's recent history). Leaderboard sets are named
+--       from the prefix in ARGV[14] (all in the tenant's slot).
 -- ARGV: 1 config version, 2 metric slot, 3 value, 4 now (ms), 5 idempotency
 --       member ('' when none), 6 zone the dates were computed in,
 --       7 user patch (JSON object), 8 event record (JSON, for the stream),
@@ -13,15 +15,13 @@
 --       16 user id, 17 event attributes (JSON object, '' when none),
 --       18 the points program's text when ARGV 9 only names it ('' to use the stored one),
 --       19 retention due times 'base,r0,r1' (src/domain/retention.ts eventDueArg; '' when off)
--- KEYS 8: the retention due set (users by when the scheduler should next look at them),
---      9: the user's recent history (lua/lib/12-recent.lua)
 -- ARGV 20: the event's id (the operation its award ids derive from)
 -- Replies: {'STALE'} | {'PROGRAM'} (send its text) | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),
 --           leaderboard changes (JSON)}
 local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local total_field = 'm' .. slot
+local total_field = TOTAL_PREFIX .. slot
 
 if config_is_stale(cfg, ver) then return {'STALE'} end
 local prog = program_ref(cfg, ver, ARGV[9], ARGV[18])
@@ -32,14 +32,14 @@ if redis.call('XLEN', stream) >= tonumber(ARGV[15]) then return {'BACKLOG'} end
 -- A replay changes nothing, not even the profile sent with it.
 if member ~= '' and redis.call('SISMEMBER', idem, member) == 1 then
   local act = string.match(ARGV[12], ',(%a)$')
-  return {'REPLAY', uget(user, total_field) or '0', act and uget(user, 'S' .. act) or ''}
+  return {'REPLAY', uget(user, total_field) or '0', act and uget(user, STREAK_PREFIX .. act) or ''}
 end
 
 -- Dates are computed by the caller in the user's zone; make sure it guessed
 -- the zone this event will be counted in.
 local patch = decode_once(ARGV[7])
-local effective = patch['tz']
-if effective == nil then effective = uget(user, 'tz') end -- false when unset
+local effective = patch[ZONE_FIELD]
+if effective == nil then effective = uget(user, ZONE_FIELD) end -- false when unset
 if not effective or effective == '' then effective = default_zone(cfg) end
 if effective ~= zone then return {'TZ', effective} end
 
@@ -49,7 +49,7 @@ local nslot, nvalue = tonumber(slot), tonumber(value)
 local ntotal = round_total(prev + nvalue)
 local total = fmt_total(ntotal)
 local P = pts_new(user, patch, ARGV[17] ~= '' and cjson.decode(ARGV[17]) or EMPTY, ARGV[11], prog, decode_once(ARGV[10]))
-local is_new = not uget(user, 'c')
+local is_new = not uget(user, CREATED_FIELD)
 if (is_new and not pts_created(P)) or not pts_metric(P, prev, ntotal) then
   return {'BLOCKED', tostring(P.blocked)}
 end
@@ -77,7 +77,7 @@ uset(user, total_field, total)
 -- Retention: the last active date, and when the scheduler should next look
 -- at the user (the earliest recap, reactivation or streak reminder that may
 -- be due). Control-group users get no email-due webhooks: never scheduled.
-if ARGV[19] ~= '' and uget(user, 'cg') ~= '1' then
+if ARGV[19] ~= '' and uget(user, CONTROL_FIELD) ~= '1' then
   local base, r0, r1 = string.match(ARGV[19], '^([^,]*),([^,]*),([^,]*)$')
   -- The score goes to ZADD as the text it came as: Redis would print a number with the float printf.
   local score, score_text = tonumber(base), base
@@ -86,7 +86,7 @@ if ARGV[19] ~= '' and uget(user, 'cg') ~= '1' then
     local r = tonumber(r_text)
     if score == nil or r < score then score, score_text = r, r_text end
   end
-  if uget(user, 'ld') ~= ARGV[11] then uset(user, 'ld', ARGV[11]) end
+  if uget(user, LAST_ACTIVE_FIELD) ~= ARGV[11] then uset(user, LAST_ACTIVE_FIELD, ARGV[11]) end
   if score then redis.call('ZADD', KEYS[8], score_text, ARGV[16]) end
 end
 local points = pts_commit(P)

@@ -4,7 +4,8 @@
 -- bucket would be empty again. A request is allowed if, after adding one
 -- emission interval, the TAT is at most `burst` intervals ahead of now.
 -- Times are whole microseconds, exact in a double, so no rounding drifts.
--- KEYS: 1 the key's state.  ARGV: 1 now (ms), 2 emission interval (µs), 3 burst
+-- KEYS (named as in src/redis/keys.ts): 1 rateLimit (the API key's state).
+-- ARGV: 1 now (ms), 2 emission interval (µs), 3 burst
 -- Replies: {allowed (1|0), remaining, retry after (ms), until full again (ms)}
 local now = tonumber(ARGV[1]) * 1000
 local interval = tonumber(ARGV[2])

@@ -2,7 +2,7 @@
 -- Admin changes to one user's streak: grant a freeze, replace the pauses,
 -- or restore the length last lost. Settles first, so the change applies to
 -- the streak as it stands now.
--- KEYS: 1 config, 2 user, 3 change stream
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes)
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 current streak periods and active frequency 'day,week,month,f',
 --       6 operation ('freeze' | 'pauses' | 'restore'), 7 pauses (JSON, for 'pauses')
@@ -10,13 +10,13 @@
 -- Replies: {'STALE'} | {'NOTFOUND'} | {'TZ', zone} | {'FULL'} | {'NOTHING'} | {'OK', streak (JSON)}
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
-if not uget(user, 'c') then return {'NOTFOUND'} end
+if not uget(user, CREATED_FIELD) then return {'NOTFOUND'} end
 local moved = zone_mismatch(cfg, user, ARGV[8])
 if moved then return {'TZ', moved} end
 local op = ARGV[6]
 if op == 'pauses' then
   -- Pauses are set before settling so a pause covering a missed period holds it.
-  if ARGV[7] == '[]' then udel(user, 'pz') else uset(user, 'pz', ARGV[7]) end
+  if ARGV[7] == '[]' then udel(user, PAUSES_FIELD) else uset(user, PAUSES_FIELD, ARGV[7]) end
 end
 local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
 local idx = { d = tonumber(d), w = tonumber(w), m = tonumber(m) }

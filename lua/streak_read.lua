@@ -2,7 +2,7 @@
 -- Settle a user's streak up to now (missed periods: pause, freeze or loss) and
 -- report it. Settling is a pure function of the state and the date, so doing
 -- it on a read is safe to repeat.
--- KEYS: 1 config, 2 user, 3 change stream
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes)
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 current streak periods and active frequency 'day,week,month,f', 6-7 unused
 -- (ARGV 8: the zone the periods were computed in)
@@ -10,11 +10,11 @@
 --          recent history of the active frequency (H<f>, see stk_history; '' when none), pauses (pz; '' when none)}
 local cfg, user, stream = KEYS[1], KEYS[2], KEYS[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
-if not uget(user, 'c') then return {'NOTFOUND'} end
+if not uget(user, CREATED_FIELD) then return {'NOTFOUND'} end
 local moved = zone_mismatch(cfg, user, ARGV[8])
 if moved then return {'TZ', moved} end
 -- The user's last record before any this read appends (see the reply below).
-local before = uget(user, 'lc')
+local before = uget(user, LAST_CHANGE_FIELD)
 local d, w, m = string.match(ARGV[5], '^(-?%d+),(-?%d+),(-?%d+),')
 local S = stk_new(user, decode_once(ARGV[4]).sk, ARGV[2], tonumber(d))
 local st = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, nil, 0)
@@ -27,4 +27,4 @@ end
 -- hold the user's records. A record of this read that settled no period adds
 -- nothing there, so then only the user's earlier records count as unflushed.
 return {'OK', stk_reply(S, st, false), unflushed_since(periods ~= '[]' and LAST_CHANGE or before, stream),
-  uget(user, stk_history_field(S.sk.act)) or '', uget(user, 'pz') or ''}
+  uget(user, stk_history_field(S.sk.act)) or '', uget(user, PAUSES_FIELD) or ''}

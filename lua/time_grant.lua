@@ -1,6 +1,7 @@
 -- TypeScript face: userJobCall in src/engine/calls/small.ts (KEYS/ARGV built there in this order).
 -- Grant the time-trigger points one user is due (called by the scheduler).
--- KEYS: 1 config, 2 user, 3 due set, 4 change stream, 5 the user's recent history
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 due (time triggers), 4 stream (changes),
+--       5 recent (the user's recent history)
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 points program (JSON),
 --       5 the user's own boosts (JSON), 6 local date, 7 operation id
 -- Replies: {'STALE'} | {'OK', points changes (JSON)}
@@ -8,7 +9,7 @@ local cfg, user, due, stream = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, id = tonumber(ARGV[2]), ARGV[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
 
-local created = uget(user, 'c')
+local created = uget(user, CREATED_FIELD)
 if not created then
   redis.call('ZREM', due, id)
   return {'OK', '{}'}

@@ -7,8 +7,9 @@
 -- and their used idempotency keys. Appends a marker record to the change
 -- stream (no user id in it): its position splits the user's records into
 -- those before the erasure, which the flusher drops, and those after.
--- KEYS: 1 user, 2 tenant stats, 3 time-trigger due set, 4 change stream,
---       5 the user's recent history, then ARGV 2 leaderboard sets, then one idempotency bucket per member
+-- KEYS (named as in src/redis/keys.ts): 1 user, 2 stats (the tenant's counters), 3 due (time triggers),
+--       4 stream (changes), 5 recent (the user's recent history), then as many board
+--       sets as ARGV[2] says, then one idempotency bucket per member
 -- ARGV: 1 user id, 2 number of leaderboard sets, then the user's idempotency
 --       members (each in the bucket named by the matching key)
 -- Replies: {existed (1|0), the marker's stream id}
@@ -19,14 +20,14 @@ local existed = 0
 local flat = redis.call('HGETALL', user)
 for i = 1, #flat, 2 do
   local f = flat[i]
-  if f == 'c' then
+  if f == CREATED_FIELD then
     existed = 1
-    if tonumber(redis.call('HGET', stats, 'users') or '0') > 0 then redis.call('HINCRBY', stats, 'users', -1) end
+    if tonumber(redis.call('HGET', stats, USERS_STAT) or '0') > 0 then redis.call('HINCRBY', stats, USERS_STAT, -1) end
   else
     -- a<slot>: an achievement completed (attributes are 'a:<key>').
-    local slot = string.match(f, '^a(%d+)$')
+    local slot = string.match(f, '^' .. ACHIEVED_PREFIX .. '(%d+)$')
     if slot then
-      local field = 'ac' .. slot
+      local field = COMPLETIONS_PREFIX .. slot
       if tonumber(redis.call('HGET', stats, field) or '0') > 0 then redis.call('HINCRBY', stats, field, -1) end
     end
   end

@@ -3,14 +3,15 @@
 -- scheduler after achievements are activated or edited). Completing is
 -- idempotent: an achievement already held is skipped, so its points triggers
 -- never fire twice.
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 the user's recent history
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes), 4 stats (the tenant's counters),
+--       5 recent (the user's recent history)
 -- ARGV: 1 config version, 2 now (ms), 3 user id, 4 review program (JSON),
 --       5 the user's own boosts (JSON), 6 local date, 7 operation id
 -- Replies: {'STALE'} | {'OK', completions (JSON)}
 local cfg, user, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, id = ARGV[2], ARGV[3]
 if config_is_stale(cfg, ARGV[1]) then return {'STALE'} end
-if not uget(user, 'c') then return {'OK', '[]'} end
+if not uget(user, CREATED_FIELD) then return {'OK', '[]'} end
 
 local P = pts_new(user, {}, {}, ARGV[6], decode_once(ARGV[4]), cjson.decode(ARGV[5]))
 ach_metric(P, nil, now)

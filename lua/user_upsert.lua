@@ -1,7 +1,7 @@
 -- TypeScript face: userUpsertCall in src/engine/calls/user-upsert.ts (KEYS/ARGV built there in this order).
 -- Create or update a user's profile (user_creation points triggers included).
--- KEYS: 1 config, 2 user, 3 change stream, 4 tenant stats, 5 time-trigger due set,
---       6 the user's recent history
+-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, 3 stream (changes), 4 stats (the tenant's counters),
+--       5 due (time triggers), 6 recent (the user's recent history)
 -- ARGV: 1 config version, 2 now (ms), 3 mode ('upsert' | 'update'),
 --       4 user id, 5 patch (JSON object), 6 points program (JSON),
 --       7 the user's own boosts (JSON), 8 local date, 9 operation id
@@ -15,7 +15,7 @@ if mode == 'update' and redis.call('EXISTS', user) == 0 then return {'NOTFOUND'}
 
 local patch = cjson.decode(ARGV[5])
 local P = pts_new(user, patch, {}, ARGV[8], decode_once(ARGV[6]), cjson.decode(ARGV[7]))
-if not uget(user, 'c') and not pts_created(P) then
+if not uget(user, CREATED_FIELD) and not pts_created(P) then
   return {'BLOCKED', tostring(P.blocked)}
 end
 -- New attributes may open composites whose user filters now match.

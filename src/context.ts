@@ -50,7 +50,7 @@ export interface FlushThrough {
   all(tenant: Tenant): Promise<void>;
 }
 
-export async function identify(ctx: Ctx, req: Request): Promise<{ principal: Principal; tenant: Tenant }> {
+export async function identify(ctx: Ctx, req: Pick<Request, 'apiKey' | 'tenantId'>): Promise<{ principal: Principal; tenant: Tenant }> {
   const principal = await ctx.auth.authenticate(req.apiKey);
   const tenant = await ctx.tenants.resolve(principal, req.tenantId);
   return { principal, tenant };

@@ -1,8 +1,13 @@
 /**
- * The one error shape of the API: `{"error": "..."}` with a status. Anything
- * thrown that is not an HttpError becomes a 500 (or a 503 when a backing
- * store is unreachable) without leaking its message.
+ * Errors of the protocol (a body that is not JSON, a key missing or not
+ * allowed, a rate limit), which only the HTTP edge raises, with their status.
+ * Refusals of the domain are DomainErrors (domain/errors.ts, re-exported here
+ * for the edge); src/http/errors.ts answers both as `{"error": "..."}`.
+ * Anything else becomes a 500 (or a 503 when a backing store is unreachable)
+ * without leaking its message.
  */
+export { DomainError, invalid, notFound, conflict, unavailable } from './domain/errors';
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -19,24 +24,13 @@ export class HttpError extends Error {
  * `Route.documents400`).
  */
 export const badRequest = (msg: string) => new HttpError(400, msg);
-/**
- * 422: input that was read but is not valid (a field, a query parameter, a
- * path id, a batch's size). Trophy documents 422 for invalid input on nearly
- * every operation, and its SDKs raise UnprocessableEntityError for it.
- */
-export const invalid = (msg: string) => new HttpError(422, msg);
 export const unauthorized = () => new HttpError(401, 'Missing or invalid API key');
 export const forbidden = (msg = 'This API key may not perform this request') => new HttpError(403, msg);
-export const notFound = (msg: string) => new HttpError(404, msg);
-export const conflict = (msg: string) => new HttpError(409, msg);
-export const unprocessable = (msg: string) => new HttpError(422, msg);
 /** 429: `Retry-After` in whole seconds, at least 1 (clients may read 0 as "now"). */
 export const tooManyRequests = (retryAfterMs: number, headers: Record<string, string> = {}) => {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   return new HttpError(429, `Rate limit exceeded; retry in ${seconds} s`, { 'Retry-After': String(seconds), ...headers });
 };
-export const unavailable = (msg = 'Service temporarily unavailable, retry shortly') =>
-  new HttpError(503, msg, { 'Retry-After': '1' });
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 const UNAVAILABLE_MESSAGES =

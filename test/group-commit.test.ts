@@ -29,7 +29,7 @@ async function together(s: TestServer, tenant: Tenant, events: Sent[]) {
   const calls = (await eventCalls(s)) - before;
   return {
     calls,
-    replies: outcomes.map((o) => (o.status === 'fulfilled' ? { status: o.value.status, body: JSON.parse(String(o.value.body)) } : { status: 0, error: (o.reason as Error).message })),
+    replies: outcomes.map((o) => (o.status === 'fulfilled' ? { status: o.value.replayed ? 202 : 201, body: JSON.parse(JSON.stringify(o.value.response)) } : { status: 0, error: (o.reason as Error).message })),
   };
 }
 

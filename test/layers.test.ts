@@ -44,7 +44,8 @@ function broken(from: string, to: string): string | null {
   if (under(from, 'store') && under(to, 'pipeline')) return 'store/ (Postgres access) imports nothing of the pipeline that feeds it';
   if (under(from, 'pipeline') && (under(to, 'api') || under(to, 'http') || under(to, 'services'))) return 'pipeline/ imports no api/, http/ or services/';
   if (under(from, 'scheduler') && under(to, 'api')) return 'scheduler/ imports no api/';
-  if (under(from, 'services') && under(to, 'api')) return 'services/ imports no api/';
+  if (under(from, 'services') && (under(to, 'api') || under(to, 'http'))) return 'services/ imports no api/ or http/: they speak the domain (errors: domain/errors)';
+  if (under(from, 'services') && to === 'errors') return 'services/ throw domain errors (domain/errors), not HTTP ones (errors)';
   if (under(from, 'engine') && (under(to, 'api') || under(to, 'services') || under(to, 'store'))) return 'engine/ imports no api/, services/ or store/';
   if (under(from, 'observability') && !under(to, 'observability')) return 'observability/ (Prometheus, logging) imports nothing else of Laurel: anything may report to it';
   if (under(from, 'wire') && !under(to, 'wire') && to !== 'webhooks/events') return 'wire/ holds the API\'s data shapes only (and the webhook event names)';
@@ -130,6 +131,7 @@ t.test('the rules see imports (a sanity check of the parser)', async (t) => {
   t.equal(broken('scheduler/retention', 'services/streak-calls'), null, 'the scheduler shares services with handlers');
   t.equal(broken('api/app/points', 'api/app/users'), 'a handler imports no other handler (share through domain/ or a service module)');
   t.equal(broken('api/app/users', 'services/user-input'), null);
+  t.equal(broken('services/record-event', 'http/server'), 'services/ imports no api/ or http/: they speak the domain (errors: domain/errors)');
   t.equal(broken('api/app/users', 'wire/app'), null);
   t.equal(broken('pipeline/dead-letters', 'observability/metrics'), null, 'anything reports to observability/');
   t.equal(broken('store/tenants', 'pipeline/flusher'), 'store/ (Postgres access) imports nothing of the pipeline that feeds it');

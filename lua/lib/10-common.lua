@@ -1,5 +1,6 @@
 -- Shared helpers of the Functions library (loaded by src/engine/library.ts).
--- User hash field names: src/domain/user-hash.ts is their one TypeScript home.
+-- User hash field names and the other shared constants come from the
+-- generated prelude (src/engine/prelude.ts), ahead of this file.
 
 -- Integer texts ('%d'): INT[n]. Every printf from Lua costs as much as a few
 -- dozen table lookups, and the same small numbers (period indexes, lengths,
@@ -78,10 +79,10 @@ local function begin_call()
 end
 
 -- Append the call's change record (field, value, ...) to the tenant's stream.
--- Its id is also kept in the user hash as 'lc' (written by end_call, outside
+-- Its id is also kept in the user hash (LAST_CHANGE_FIELD) (written by end_call, outside
 -- the record): a read compares it with the oldest unflushed record to know
 -- whether Postgres holds everything about the user yet (ctx.durable in src/context.ts).
--- 'lc' is not part of the durable record: a hash rebuilt from Postgres has
+-- That field is not part of the durable record: a hash rebuilt from Postgres has
 -- none, which reads as "all flushed", as it is.
 local function append_change(stream, ...)
   LAST_CHANGE = redis.call('XADD', stream, '*', ...)
@@ -118,7 +119,7 @@ local function end_call()
   if CHANGED_N == 0 and not LAST_CHANGE then return end
   local set, n, del = {}, 0, nil
   if LAST_CHANGE and UKEY then
-    set[1], set[2], n = 'lc', LAST_CHANGE, 2
+    set[1], set[2], n = LAST_CHANGE_FIELD, LAST_CHANGE, 2
   end
   for f, v in pairs(CHANGED) do
     if v then
@@ -151,7 +152,7 @@ local function unflushed_since(lc, stream)
   return ''
 end
 local function unflushed(user_key, stream)
-  return unflushed_since(LAST_CHANGE or uget(user_key, 'lc'), stream)
+  return unflushed_since(LAST_CHANGE or uget(user_key, LAST_CHANGE_FIELD), stream)
 end
 
 -- An empty table that is only ever read (a default), never written: one
@@ -231,13 +232,13 @@ end
 -- config hash, read only then): the same user always lands the same way at
 -- a given ratio, and a later change of the ratio moves nobody already seen.
 local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
-  local created = not uget(user_key, 'c')
+  local created = not uget(user_key, CREATED_FIELD)
   if created then
-    uset(user_key, 'c', now)
-    redis.call('HINCRBY', stats_key, 'users', '1')
+    uset(user_key, CREATED_FIELD, now)
+    redis.call('HINCRBY', stats_key, USERS_STAT, '1')
     local ratio = tonumber(redis.call('HGET', cfg_key, 'cr') or '0') or 0
     if ratio > 0 and tonumber(string.sub(redis.sha1hex(user_key), 1, 8), 16) / 4294967296 < ratio then
-      uset(user_key, 'cg', '1')
+      uset(user_key, CONTROL_FIELD, '1')
     end
   end
   local changed = false
@@ -247,7 +248,7 @@ local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
       changed = true
     end
   end
-  if created or changed then uset(user_key, 'u', now) end
+  if created or changed then uset(user_key, UPDATED_FIELD, now) end
   return created, changed
 end
 
@@ -260,7 +261,7 @@ end
 -- The zone a user's dates are computed in (stored tz, else the tenant's
 -- default), when it is not the one the caller assumed; nil when it was.
 local function zone_mismatch(cfg_key, user_key, zone)
-  local z = uget(user_key, 'tz')
+  local z = uget(user_key, ZONE_FIELD)
   if not z or z == '' then z = default_zone(cfg_key) end
   if z ~= zone then return z end
   return nil

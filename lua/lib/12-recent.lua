@@ -15,9 +15,8 @@
 --   'p' partial: older entries may exist (trimmed, or the user predates the list);
 --   'x' partial, and the user's runs once went backwards (a zone change):
 --       a later run cannot be known complete either.
--- 't' = '1' marks a user tracked since creation (or rebuilt from Postgres):
+-- TRACKED_FIELD = '1' marks a user tracked since creation (or rebuilt from Postgres):
 -- their lists start complete, and a missing list means no history at all.
-local RECENT_KEPT = 10
 
 -- The fields of a recent-history text.
 local function recent_fields(text)
@@ -44,7 +43,7 @@ end
 
 -- A user created by this call: everything they do from now on is kept.
 local function recent_track(rkey)
-  recent_set(rkey, 't', '1')
+  recent_set(rkey, TRACKED_FIELD, '1')
 end
 
 -- Put `entries` (newest first) in front of list `field` for `run` ('' for
@@ -64,7 +63,7 @@ local function recent_push(rkey, field, run, entries)
       flag = 'x'
     end
   end
-  if flag == nil then flag = r.t and 'c' or 'p' end
+  if flag == nil then flag = r[TRACKED_FIELD] and 'c' or 'p' end
   -- Keep at most RECENT_KEPT entries: cut `rest` before its (room + 1)th.
   local room = RECENT_KEPT - #entries
   local dropped = false

@@ -38,7 +38,7 @@ end
 -- from integer texts mostly cached (INT) instead of a printf per field.
 -- `ext` stays text: it is only ever copied (from `now` when extended).
 local function stk_load(user, f)
-  local raw = uget(user, 'S' .. f)
+  local raw = uget(user, STREAK_PREFIX .. f)
   if not raw then
     return { cur = -1, len = 0, started = -1, lp = -1, settled = -1, ext = '0', lost = 0, sums = {}, ls = -1, raw = false }
   end
@@ -61,20 +61,21 @@ local function stk_save(user, f, st)
     .. INT[st.settled] .. '|' .. st.ext .. '|' .. INT[st.lost] .. '|' .. sums .. '|' .. INT[st.ls]
   -- Most events change nothing here (another metric, already extended): skip the write.
   if packed ~= st.raw then
-    uset(user, 'S' .. f, packed)
+    uset(user, STREAK_PREFIX .. f, packed)
     st.raw = packed
   end
 end
 
 -- S: one evaluation: user key, now, today (day index), config (program.sk),
 -- freezes state, the user's pauses, and the period records it produced.
--- A user's own rule (streak customization: 'sp' in their hash, see
+-- A user's own rule (streak customization: STREAK_PREF_FIELD in their hash, see
 -- src/domain/streaks.ts ownStreakRule) replaces the tenant's metrics,
 -- thresholds and mode for everything here (events, settling, freezes,
 -- pauses); frequency and freezes stay the tenant's. Off: nothing extends it.
 local function stk_rule(v, sk)
-  if not v.sp then return sk end
-  local own = cjson.decode(v.sp)
+  local sp = v[STREAK_PREF_FIELD]
+  if not sp then return sk end
+  local own = cjson.decode(sp)
   local th = {}
   if own.on == 1 then
     for k, t in pairs(own.th) do th[k] = t end
@@ -85,8 +86,9 @@ end
 local function stk_new(user, sk, now, today)
   local v = user_view(user)
   local S = { user = user, sk = stk_rule(v, sk), now = tonumber(now), today = today, rec = {}, changed = false }
-  S.fz, S.fa, S.fe = (v.fz or 0) + 0, (v.fa or -1) + 0, (v.fe or 0) + 0
-  S.pauses = v.pz and cjson.decode(v.pz) or {}
+  S.fz, S.fa, S.fe = (v[FREEZES_FIELD] or 0) + 0, (v[FREEZE_ANCHOR_FIELD] or -1) + 0, (v[FREEZES_EARNED_FIELD] or 0) + 0
+  local pz = v[PAUSES_FIELD]
+  S.pauses = pz and cjson.decode(pz) or {}
   if S.fa < 0 then
     -- First streak evaluation for this user: initial freezes, earning starts today.
     S.fz, S.fa, S.fe, S.changed = math.min(sk.ini, sk.max), today, 0, true
@@ -195,13 +197,12 @@ local function stk_run(S, idx, slot, value)
 end
 
 -- Recent history of the active frequency, in the user hash as 'H<f>':
--- 'since;p,l,fr,pa;...', the period records of the STK_KEPT latest periods
+-- 'since;p,l,fr,pa;...', the period records of the HISTORY_KEPT latest periods
 -- (a later record of a period wins), complete from period `since` on (the
 -- first period the state had not yet settled when the field was created).
 -- A streak read serves its history from here when the window allows
 -- (src/domain/streaks.ts recentPeriods), so it need not touch Postgres.
-local STK_KEPT = 7
-local function stk_history_field(f) return 'H' .. f end
+local function stk_history_field(f) return HISTORY_PREFIX .. f end
 local function stk_history(S)
   local f = S.sk.act
   local byp, n = {}, 0
@@ -231,16 +232,16 @@ local function stk_history(S)
   for p in pairs(byp) do ps[#ps + 1] = p end
   table.sort(ps)
   local parts = { since }
-  for i = math.max(1, #ps - STK_KEPT + 1), #ps do parts[#parts + 1] = byp[ps[i]] end
+  for i = math.max(1, #ps - HISTORY_KEPT + 1), #ps do parts[#parts + 1] = byp[ps[i]] end
   uset(S.user, field, table.concat(parts, ';'))
 end
 
 local function stk_commit(S)
   stk_history(S)
   if S.changed then
-    uset(S.user, 'fz', S.fz)
-    uset(S.user, 'fa', S.fa)
-    uset(S.user, 'fe', S.fe)
+    uset(S.user, FREEZES_FIELD, S.fz)
+    uset(S.user, FREEZE_ANCHOR_FIELD, S.fa)
+    uset(S.user, FREEZES_EARNED_FIELD, S.fe)
   end
   if #S.rec == 0 then return '[]' end
   return cjson.encode(S.rec)

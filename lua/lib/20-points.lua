@@ -12,8 +12,8 @@ end
 
 -- A user attribute as it will be once the patch is applied.
 local function pts_user_attr(P, k)
-  local v = P.patch['a:' .. k]
-  if v == nil then v = uget(P.user, 'a:' .. k) end
+  local v = P.patch[ATTRIBUTE_PREFIX .. k]
+  if v == nil then v = uget(P.user, ATTRIBUTE_PREFIX .. k) end
   return v
 end
 
@@ -30,7 +30,7 @@ end
 local function pts_state(P, s)
   local st = P.sys[s]
   if not st then
-    local b = tonumber(uget(P.user, fname('p', s)) or '0')
+    local b = tonumber(uget(P.user, fname(POINTS_PREFIX, s)) or '0')
     st = { b = b, a = b, aw = {} }
     P.sys[s] = st
     P.order[#P.order + 1] = s
@@ -103,7 +103,7 @@ local function pts_metric(P, prev, new)
   for i = 1, #mt do
     local t = mt[i]
     if pts_filters_ok(P, t.ua, false) and pts_filters_ok(P, t.ea, true) then
-      local f = fname('h', t.k)
+      local f = fname(HIGH_WATER_PREFIX, t.k)
       local hw = uget(P.user, f)
       hw = hw and tonumber(hw) or math.max(0, math.floor(prev / t.th))
       local n = math.floor(new / t.th)
@@ -138,7 +138,7 @@ local function pts_time(P, created, now)
     local t = tt[i]
     local anchor = math.max(created, t.act)
     local n = math.max(0, math.floor((now - anchor) / t.iv))
-    local f = fname('g', t.k)
+    local f = fname(TIME_GRANTS_PREFIX, t.k)
     local granted = 0
     local stored = uget(P.user, f)
     if stored then
@@ -168,7 +168,7 @@ local function pts_commit(P)
     local s = order[i]
     local st = P.sys[s]
     if #st.aw > 0 then
-      uset(P.user, fname('p', s), st.a)
+      uset(P.user, fname(POINTS_PREFIX, s), st.a)
       out[fname('', s)] = st
       any = true
     end
@@ -203,7 +203,7 @@ local function pts_recent(P, rkey, op, now)
         end
         entries[#entries + 1] = e
       end
-      recent_push(rkey, fname('w', s), '', entries)
+      recent_push(rkey, fname(RECENT_AWARDS_PREFIX, s), '', entries)
     end
   end
 end

@@ -4,11 +4,11 @@
 -- the achievement, and may in turn complete composites.
 
 local function ach_done(P, k)
-  return P.writes[fname('a', k)] ~= nil or uget(P.user, fname('a', k)) ~= false
+  return P.writes[fname(ACHIEVED_PREFIX, k)] ~= nil or uget(P.user, fname(ACHIEVED_PREFIX, k)) ~= false
 end
 
 local function ach_complete(P, a, now)
-  P.writes[fname('a', a.k)] = now
+  P.writes[fname(ACHIEVED_PREFIX, a.k)] = now
   P.done[#P.done + 1] = { i = a.i, k = a.k }
   local apt = P.prog.apt[fname('', a.k)] or EMPTY
   for i = 1, #apt do
@@ -49,7 +49,7 @@ local function ach_metric(P, total, now)
   for i = 1, #am do
     local a = am[i]
     local v = total
-    if v == nil then v = tonumber(uget(P.user, fname('m', a.ms)) or '0') end
+    if v == nil then v = tonumber(uget(P.user, fname(TOTAL_PREFIX, a.ms)) or '0') end
     if v >= a.v and not ach_done(P, a.k) and pts_filters_ok(P, a.ua, false) and pts_filters_ok(P, a.ea, true) then
       ach_complete(P, a, now)
     end
@@ -63,7 +63,7 @@ local function ach_commit(P, stats)
   local done = P.done
   for i = 1, #done do
     local d = done[i]
-    redis.call('HINCRBY', stats, fname('ac', d.k), '1')
+    redis.call('HINCRBY', stats, fname(COMPLETIONS_PREFIX, d.k), '1')
   end
   return cjson.encode(P.done)
 end

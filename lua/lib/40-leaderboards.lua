@@ -3,8 +3,6 @@
 -- counter (see src/domain/leaderboards.ts) so equal values rank by who
 -- reached them first. Repeating boards keep each user's run total in the user
 -- hash (L<slot> = run:value), so a user off the board still accumulates.
-local LB_TIE = 4194304 -- 2^22
-local LB_MAX = 2147483647
 
 -- boards: what the server computed for this event (each: k slot, i id, r run,
 -- rb 'm'|'p'|'s', ms metric slot, ss system slot, rep repeating, mx limit,
@@ -40,11 +38,11 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
       end
     end
     if (v ~= nil or d ~= nil) and grouped then
-      local group = #parts > 0 and table.concat(parts, '\31') or '' -- GROUP_SEPARATOR (src/domain/leaderboards.ts)
+      local group = #parts > 0 and table.concat(parts, GROUP_SEPARATOR) or ''
       local run_key = INT[b.k] .. ':' .. INT[b.r]
       local zkey = key_prefix .. run_key .. ':' .. group
       if d ~= nil then
-        local f = fname('L', b.k)
+        local f = fname(RUN_TOTAL_PREFIX, b.k)
         local acc = uget(P.user, f)
         local run, val = nil, nil
         if acc then run, val = string.match(acc, '^(-?%d+):(.+)$') end
@@ -52,16 +50,16 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         v = tonumber(val) + d
         uset(P.user, f, INT[b.r] .. ':' .. fmt_total(v))
       end
-      local iv = math.max(-LB_MAX, math.min(LB_MAX, math.floor(v + 1e-9)))
+      local iv = math.max(-MAX_VALUE, math.min(MAX_VALUE, math.floor(v + 1e-9)))
       local prev_score = redis.call('ZSCORE', zkey, uid)
-      local prev_val = prev_score and math.floor(tonumber(prev_score) / LB_TIE) or nil
+      local prev_val = prev_score and math.floor(tonumber(prev_score) / TIE_BITS) or nil
       -- Unchanged values keep their place; nobody joins with nothing to show.
       if prev_val ~= iv and (prev_val ~= nil or iv > 0) then
         -- Only a member has a rank to lose (each call from Lua costs as much as a small command).
         local prev_rank = prev_score and redis.call('ZREVRANK', zkey, uid) or nil
         local tick = redis.call('HINCRBY', ticks, run_key, '1') -- text: Redis prints a number argument with the float printf
         -- An integer below 2^53: exact as '%d' text, which is also cheaper to make.
-        local score = string.format('%d', iv * LB_TIE + (LB_TIE - 1 - (tick % LB_TIE)))
+        local score = string.format('%d', iv * TIE_BITS + (TIE_BITS - 1 - (tick % TIE_BITS)))
         redis.call('ZADD', zkey, score, uid)
         local n = redis.call('ZCARD', zkey)
         local evicted = EMPTY
@@ -75,7 +73,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         local threshold = 0
         if n >= b.mx then
           local low = redis.call('ZRANGE', zkey, 0, 0, 'WITHSCORES')
-          threshold = math.floor(tonumber(low[2]) / LB_TIE)
+          threshold = math.floor(tonumber(low[2]) / TIE_BITS)
         end
         -- Joined by hand: cjson prints every number with the float printf, and
         -- string.format runs a printf per field.
@@ -87,7 +85,7 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
         -- A user off the board before and after has no history entry, in Postgres either (pipeline/flush-batch.ts).
         if prev_rank or rank then
           offset = offset or day_offset(P.date, now)
-          recent_push(rkey, fname('b', b.k), INT[b.r], { now .. ',' .. offset .. ',' .. (prev_rank and INT[prev_rank + 1] or '')
+          recent_push(rkey, fname(RECENT_BOARD_PREFIX, b.k), INT[b.r], { now .. ',' .. offset .. ',' .. (prev_rank and INT[prev_rank + 1] or '')
             .. ',' .. (rank and INT[rank + 1] or '') .. ',' .. (prev_rank and INT[prev_val] or '') .. ',' .. (rank and INT[iv] or '') })
         end
       end

@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../context';
-import { HttpError, isUnavailable } from '../errors';
+import { isUnavailable } from '../errors';
+import { DomainError } from '../domain/errors';
+import { statusOf } from '../http/errors';
 import { derivedId } from '../domain/ids';
 import type { Tenant } from '../store/tenants';
 import type { BatchEvent } from '../wire/admin';
@@ -156,10 +158,12 @@ export class BatchQueue {
       await recordEvent(this.ctx, tenant, key, body, idempotencyKey ?? `laurel-batch:${entryId}:${index}`);
       return true;
     } catch (err) {
-      if (isUnavailable(err) || (err instanceof HttpError && err.status === 503)) return false;
-      const status = err instanceof HttpError ? err.status : 500;
-      const message = err instanceof HttpError ? err.message : 'Internal error';
-      if (!(err instanceof HttpError)) this.ctx.log.error('batch item failed', { tenant: tenant.id, entryId, index, err: (err as Error).stack });
+      const refused = err instanceof DomainError ? err : null;
+      if (isUnavailable(err) || refused?.kind === 'unavailable') return false;
+      // Kept with the status the single event endpoint would have answered.
+      const status = refused ? statusOf(refused) : 500;
+      const message = refused ? refused.message : 'Internal error';
+      if (!refused) this.ctx.log.error('batch item failed', { tenant: tenant.id, entryId, index, err: (err as Error).stack });
       await this.ctx.db.query(
         `INSERT INTO batch_rejections (id, tenant_id, batch_id, item_index, user_id, item, status, error, at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,

@@ -1,4 +1,5 @@
 import type { Filter } from './points';
+import type { Achievement } from '../wire/app';
 
 /** An achievement as the server and the scripts see it. */
 export interface AchievementConfig {
@@ -20,12 +21,14 @@ export interface AchievementConfig {
   updated: string;
 }
 
-/** Tenant stats field: how many users completed it. */
-export const completionsField = (slot: number) => `ac${slot}`;
+/** Tenant stats fields: how many users there are, and how many completed an achievement (`ac<slot>`). */
+export const USERS_STAT = 'users';
+export const COMPLETIONS_PREFIX = 'ac';
+export const completionsField = (slot: number) => `${COMPLETIONS_PREFIX}${slot}`;
 
 /** Trophy's achievement shape (with `achievedAt` for a user's view). */
-export function achievementJson(a: AchievementConfig, metricName: (id: string) => string | undefined, achievedAt?: number | null) {
-  const out: Record<string, unknown> = {
+export function achievementJson(a: AchievementConfig, metricName: (id: string) => string | undefined, achievedAt?: number | null): Achievement {
+  const out: Achievement = {
     id: a.id,
     key: a.key,
     name: a.name,
@@ -35,15 +38,13 @@ export function achievementJson(a: AchievementConfig, metricName: (id: string) =
     userAttributes: a.userAttributes.map(([key, value]) => ({ key, value })),
   };
   if (a.trigger === 'metric') {
-    Object.assign(out, {
-      metricId: a.metricId,
-      metricValue: a.metricValue,
-      metricName: metricName(a.metricId!),
-      eventAttributes: a.eventAttributes.map(([key, value]) => ({ key, value })),
-    });
+    out.metricId = a.metricId!;
+    out.metricValue = a.metricValue!;
+    out.metricName = metricName(a.metricId!);
+    out.eventAttributes = a.eventAttributes.map(([key, value]) => ({ key, value }));
     if (a.eventAttributes[0]) out.eventAttribute = { key: a.eventAttributes[0][0], value: a.eventAttributes[0][1] };
   }
-  if (a.trigger === 'streak') out.streakLength = a.streakLength;
+  if (a.trigger === 'streak') out.streakLength = a.streakLength!;
   if (a.trigger === 'achievement') out.achievementIds = a.prerequisiteIds;
   if (achievedAt !== undefined) out.achievedAt = achievedAt === null ? null : new Date(achievedAt).toISOString();
   return out;

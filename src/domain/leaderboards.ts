@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { dateFromDay, dayNumber } from './time';
+import type { Leaderboard, LeaderboardChange } from '../wire/app';
 
 export type RankBy = 'metric' | 'points' | 'streak';
 export type RunUnit = 'day' | 'month' | 'year';
@@ -47,6 +48,8 @@ export const TIE_BITS = 2 ** 22;
 export const GROUP_SEPARATOR = '\x1f';
 export const joinGroup = (values: readonly string[]) => values.join(GROUP_SEPARATOR);
 export const splitGroup = (joined: string | null | undefined): string[] => (joined ? joined.split(GROUP_SEPARATOR) : []);
+/** The largest board value (a packed score keeps it whole); the Lua prelude carries it. */
+export const MAX_VALUE = 2 ** 31 - 1;
 
 /** A packed board score (see TIE_BITS; lua/lib/40-leaderboards.lua packs it) as its value, and as the update counter it carries. */
 export function scoreValue(score: number | string): number {
@@ -100,9 +103,10 @@ export function eventRun(b: LeaderboardConfig, date: string, time: string): numb
   return runIndex(b, date);
 }
 
-/** The board's fields as Trophy's LeaderboardResponse gives them. */
-export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }) {
-  const out: Record<string, unknown> = {
+/** The board's fields as Trophy's LeaderboardResponse gives them (its status as configured: 'inactive' included). */
+export type BoardJson = Omit<Leaderboard, 'status'> & { status: BoardStatus };
+export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }): BoardJson {
+  const out: BoardJson = {
     id: b.id,
     key: b.key,
     name: b.name,
@@ -119,8 +123,14 @@ export function boardJson(b: LeaderboardConfig, names: { metric?: string; metric
     runInterval: b.runInterval,
     status: b.status,
   };
-  if (b.rankBy === 'metric') Object.assign(out, { metricKey: names.metricKey, metricName: names.metric });
-  if (b.rankBy === 'points') Object.assign(out, { pointsSystemKey: names.systemKey, pointsSystemName: names.system });
+  if (b.rankBy === 'metric') {
+    out.metricKey = names.metricKey;
+    out.metricName = names.metric;
+  }
+  if (b.rankBy === 'points') {
+    out.pointsSystemKey = names.systemKey;
+    out.pointsSystemName = names.system;
+  }
   return out;
 }
 
@@ -172,21 +182,40 @@ export function opensAt(start: string): number {
   return Date.parse(`${start}T00:00:00Z`) - 14 * 3_600_000;
 }
 
-/** What the event script needs of each board this event may move (see lua/lib/40-leaderboards.lua). */
-export function eventBoards(boards: Iterable<LeaderboardConfig>, metricId: string, date: string, time: string, streaksOn: boolean): string {
-  const out: unknown[] = [];
+/**
+ * What the event script needs of a board this event may move (see
+ * lua/lib/40-leaderboards.lua): slot, id, run, ranked by ('m'etric, 'p'oints,
+ * 's'treak), metric and system slot (-1: none), repeating, participant
+ * limit, breakdown attribute keys.
+ */
+export interface EventBoard {
+  k: number;
+  i: string;
+  r: number;
+  rb: 'm' | 'p' | 's';
+  ms: number;
+  ss: number;
+  rep: 0 | 1;
+  mx: number;
+  bd: string[];
+}
+
+/** The boards this event may move. */
+export function eventBoards(boards: Iterable<LeaderboardConfig>, metricId: string, date: string, time: string, streaksOn: boolean): EventBoard[] {
+  const out: EventBoard[] = [];
   for (const b of boards) {
     if (b.rankBy === 'metric' && b.metricId !== metricId) continue;
     if (b.rankBy === 'streak' && !streaksOn) continue;
     const r = eventRun(b, date, time);
     if (r === null) continue;
     out.push({
-      k: b.slot, i: b.id, r, rb: b.rankBy[0], ms: b.metricSlot ?? -1, ss: b.systemSlot ?? -1,
+      k: b.slot, i: b.id, r, rb: RANK_CODE[b.rankBy], ms: b.metricSlot ?? -1, ss: b.systemSlot ?? -1,
       rep: b.runUnit ? 1 : 0, mx: b.maxParticipants, bd: b.breakdownKeys,
     });
   }
-  return JSON.stringify(out);
+  return out;
 }
+const RANK_CODE = { metric: 'm', points: 'p', streak: 's' } as const;
 
 /** One board change as the script reports it (-1 stands for "none"). */
 export interface ScriptBoard {
@@ -220,8 +249,8 @@ export function boardNames(cfg: BoardLookup, b: LeaderboardConfig) {
  * A board's fields with one run's dates, built once per board config and run
  * (configs are replaced, never changed, so the cache goes with them).
  */
-const RUN_JSON = new WeakMap<LeaderboardConfig, Map<number, Record<string, unknown>>>();
-function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): Record<string, unknown> {
+const RUN_JSON = new WeakMap<LeaderboardConfig, Map<number, BoardJson>>();
+function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): BoardJson {
   let runs = RUN_JSON.get(b);
   if (!runs) RUN_JSON.set(b, (runs = new Map()));
   let json = runs.get(r);
@@ -235,22 +264,24 @@ function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): Record
 }
 
 /** The event response's `leaderboards` map: boards whose standing of the user changed. */
-export function boardsResponse(cfg: BoardLookup, raw: string | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function boardsResponse(cfg: BoardLookup, raw: string | undefined): Record<string, LeaderboardChange> {
+  const out: Record<string, LeaderboardChange> = {};
   if (!raw || raw === '[]') return out;
   for (const c of JSON.parse(raw) as ScriptBoard[]) {
     const b = cfg.boardsBySlot.get(c.k);
-    if (!b) continue;
+    // An event moves active boards only (eventRun).
+    if (!b || b.status === 'inactive') continue;
     const group = Array.isArray(c.g) ? c.g : [];
-    const entry: Record<string, unknown> = {
+    const entry: LeaderboardChange = {
       ...boardRunJson(cfg, b, c.r),
+      status: b.status,
       rank: c.rk > 0 ? c.rk : null,
       previousRank: c.pr > 0 ? c.pr : null,
       threshold: c.th,
     };
     if (b.breakdownKeys.length) {
       entry.breakdownAttributeValue = group[0];
-      entry.breakdownAttributeValues = b.breakdownKeys.map((key, i) => ({ key, value: group[i] }));
+      entry.breakdownAttributeValues = b.breakdownKeys.map((key, i) => ({ key, value: group[i]! }));
     }
     out[b.key] = entry;
   }

@@ -1,6 +1,7 @@
 import { derivedId } from './ids';
+import type { PointsChange, PointsTrigger } from '../wire/app';
 import type { AchievementConfig } from './achievements';
-import { StreakConfig, streakProgram } from './streaks';
+import { StreakConfig, StreakProgram, streakProgram } from './streaks';
 
 /**
  * Points systems as the server and the scripts see them, the per-event
@@ -85,8 +86,8 @@ export const triggerNames = (cfg: Pick<PointsLookup, 'metricsById' | 'achievemen
   achievement: (id: string) => cfg.achievementsById.get(id)?.name,
 });
 
-export function triggerAppJson(t: TriggerConfig, names: ReturnType<typeof triggerNames>) {
-  const out: Record<string, unknown> = {
+export function triggerAppJson(t: TriggerConfig, names: ReturnType<typeof triggerNames>): PointsTrigger {
+  const out: PointsTrigger = {
     id: t.id,
     type: t.type,
     points: t.points,
@@ -96,16 +97,20 @@ export function triggerAppJson(t: TriggerConfig, names: ReturnType<typeof trigge
     updated: t.updated,
   };
   if (t.type === 'metric') {
-    Object.assign(out, {
-      metricId: t.metricId,
-      metricName: names.metric(t.metricId!),
-      metricThreshold: t.metricThreshold,
-      eventAttributes: t.eventAttributes.map(([key, value]) => ({ key, value })),
-    });
+    out.metricId = t.metricId!;
+    out.metricName = names.metric(t.metricId!);
+    out.metricThreshold = t.metricThreshold!;
+    out.eventAttributes = t.eventAttributes.map(([key, value]) => ({ key, value }));
   }
-  if (t.type === 'achievement') Object.assign(out, { achievementId: t.achievementId, achievementName: names.achievement(t.achievementId!) });
-  if (t.type === 'streak') out.streakLengthThreshold = t.streakLength;
-  if (t.type === 'time') Object.assign(out, { timeUnit: t.timeUnit === 'hours' ? 'hour' : 'day', timeInterval: t.timeInterval });
+  if (t.type === 'achievement') {
+    out.achievementId = t.achievementId!;
+    out.achievementName = names.achievement(t.achievementId!);
+  }
+  if (t.type === 'streak') out.streakLengthThreshold = t.streakLength!;
+  if (t.type === 'time') {
+    out.timeUnit = t.timeUnit === 'hours' ? 'hour' : 'day';
+    out.timeInterval = t.timeInterval!;
+  }
   return out;
 }
 
@@ -126,10 +131,6 @@ export function filtersMatch(filters: Filter[], attrs: Record<string, string>): 
 }
 
 /**
- * What the event script needs to evaluate points for one metric (or for a
- * user write, with no metric): compact arrays, built once per config version.
- */
-/**
  * A trigger as it stands now, the names it shows included (it changes
  * whenever the trigger is edited or its metric or achievement renamed): each
  * award records the version that paid it, so the award keeps showing that
@@ -140,44 +141,106 @@ export function filtersMatch(filters: Filter[], attrs: Record<string, string>): 
 export const triggerVersion = (t: TriggerConfig, names: ReturnType<typeof triggerNames>) =>
   derivedId('trigger-version', t.id, t.updated, (t.metricId && names.metric(t.metricId)) || '', (t.achievementId && names.achievement(t.achievementId)) || '');
 
-export function buildProgram(
+/**
+ * The points program: what the scripts need to evaluate points for one
+ * metric (or for a user write, with no metric), in compact fields, built once
+ * per config version (lua/lib/20-points.lua and 30-achievements.lua read it).
+ */
+export interface ProgramTrigger {
+  /** id, version (triggerVersion), slot, system slot, system id, points */
+  i: string;
+  v: string;
+  k: number;
+  s: number;
+  si: string;
+  p: number;
+  ua: Filter[];
+  /** 1: an award that would take the total below zero blocks the event. */
+  b: 0 | 1;
+}
+export interface ProgramMetricTrigger extends ProgramTrigger {
+  /** threshold: one award per new multiple of it */
+  th: number;
+  ea: Filter[];
+}
+export interface ProgramTimeTrigger extends ProgramTrigger {
+  /** interval (ms), when it last became active (ms) */
+  iv: number;
+  act: number;
+}
+export interface ProgramStreakTrigger extends ProgramTrigger {
+  /** fires on each multiple of this streak length */
+  len: number;
+}
+/** A boost: id, system slot, multiplier, rounding, first and last local date ('' when open). */
+export interface ProgramBoost {
+  i: string;
+  s: number;
+  m: number;
+  r: Rounding;
+  st: string;
+  en: string;
+  ua: Filter[];
+}
+/** Achievements: completed at a metric total `v` of metric slot `ms`, when prerequisites `pre` (slots, -1 unknown) are, or at streak length `len`. */
+export interface ProgramMetricAchievement { i: string; k: number; v: number; ms: number; ua: Filter[]; ea: Filter[] }
+export interface ProgramCompositeAchievement { i: string; k: number; pre: number[]; ua: Filter[] }
+export interface ProgramStreakAchievement { i: string; k: number; len: number; ua: Filter[] }
+export interface PointsProgram {
+  mt: ProgramMetricTrigger[];
+  uc: ProgramTrigger[];
+  tt: ProgramTimeTrigger[];
+  st: ProgramStreakTrigger[];
+  bo: ProgramBoost[];
+  /** maxPoints by system slot */
+  max: Record<string, number>;
+  /** triggers fired by completing an achievement, by achievement slot */
+  apt: Record<string, ProgramTrigger[]>;
+  am: ProgramMetricAchievement[];
+  ac: ProgramCompositeAchievement[];
+  as: ProgramStreakAchievement[];
+  sk: StreakProgram;
+}
+/** A program as the scripts receive it (JSON); only programText makes one. */
+export type ProgramText = string & { readonly __program: true };
+export const programText = (p: PointsProgram) => JSON.stringify(p) as ProgramText;
+
+export function pointsProgram(
   systems: PointsSystemConfig[], achievements: AchievementConfig[], streak: StreakConfig | null, metricId: string | null, names: ReturnType<typeof triggerNames>,
-): string {
-  const mt: unknown[] = [];
-  const uc: unknown[] = [];
-  const tt: unknown[] = [];
-  const st: unknown[] = [];
-  // Points triggers fired by completing an achievement, by achievement slot.
-  const apt: Record<string, unknown[]> = {};
+): PointsProgram {
+  const p: PointsProgram = { mt: [], uc: [], tt: [], st: [], bo: [], max: {}, apt: {}, am: [], ac: [], as: [], sk: streakProgram(streak) };
   const slotOf = new Map(achievements.map((a) => [a.id, a.slot]));
-  const bo: unknown[] = [];
-  const max: Record<string, number> = {};
   for (const s of systems) {
-    if (s.maxPoints !== null) max[s.slot] = s.maxPoints;
+    if (s.maxPoints !== null) p.max[s.slot] = s.maxPoints;
     for (const t of s.triggers) {
       if (t.status !== 'active') continue;
-      const base = { i: t.id, v: triggerVersion(t, names), k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
-      if (t.type === 'metric' && t.metricId === metricId) mt.push({ ...base, th: t.metricThreshold, ea: t.eventAttributes });
-      if (t.type === 'user_creation') uc.push(base);
-      if (t.type === 'time') tt.push({ ...base, b: 0, iv: intervalMs(t), act: t.activated ?? 0 });
-      if (t.type === 'streak') st.push({ ...base, b: 0, len: t.streakLength });
+      const base: ProgramTrigger = { i: t.id, v: triggerVersion(t, names), k: t.slot, s: s.slot, si: s.id, p: t.points, ua: t.userAttributes, b: t.block ? 1 : 0 };
+      if (t.type === 'metric' && t.metricId === metricId) p.mt.push({ ...base, th: t.metricThreshold!, ea: t.eventAttributes });
+      if (t.type === 'user_creation') p.uc.push(base);
+      if (t.type === 'time') p.tt.push({ ...base, b: 0, iv: intervalMs(t), act: t.activated ?? 0 });
+      if (t.type === 'streak') p.st.push({ ...base, b: 0, len: t.streakLength! });
       const aslot = t.type === 'achievement' ? slotOf.get(t.achievementId!) : undefined;
-      if (aslot !== undefined) (apt[aslot] ??= []).push({ ...base, b: 0 });
+      if (aslot !== undefined) (p.apt[aslot] ??= []).push({ ...base, b: 0 });
     }
-    for (const b of s.boosts) if (!b.userId) bo.push({ i: b.id, s: s.slot, m: b.multiplier, r: b.rounding, st: b.start, en: b.end ?? '', ua: b.userAttributes });
+    for (const b of s.boosts) if (!b.userId) p.bo.push(programBoost(b));
   }
   // Achievements this evaluation may complete: the metric's own, and composites.
   // Completions are reported in this order: lowest threshold first, then creation order.
   const active = achievements.filter((a) => a.status === 'active').sort((x, y) => (x.metricValue ?? 0) - (y.metricValue ?? 0) || x.slot - y.slot);
-  const am = active
+  p.am = active
     .filter((a) => a.trigger === 'metric' && (metricId === REVIEW ? a.eventAttributes.length === 0 : a.metricId === metricId))
-    .map((a) => ({ i: a.id, k: a.slot, v: a.metricValue, ms: a.metricSlot, ua: a.userAttributes, ea: a.eventAttributes }));
-  const ac = active
+    .map((a) => ({ i: a.id, k: a.slot, v: a.metricValue!, ms: a.metricSlot!, ua: a.userAttributes, ea: a.eventAttributes }));
+  p.ac = active
     .filter((a) => a.trigger === 'achievement')
     .map((a) => ({ i: a.id, k: a.slot, pre: a.prerequisiteIds.map((id) => slotOf.get(id) ?? -1), ua: a.userAttributes }));
-  const as = active.filter((a) => a.trigger === 'streak').map((a) => ({ i: a.id, k: a.slot, len: a.streakLength, ua: a.userAttributes }));
-  return JSON.stringify({ mt, uc, tt, st, bo, max, apt, am, ac, as, sk: streakProgram(streak) });
+  p.as = active.filter((a) => a.trigger === 'streak').map((a) => ({ i: a.id, k: a.slot, len: a.streakLength!, ua: a.userAttributes }));
+  return p;
 }
+
+export const buildProgram = (...a: Parameters<typeof pointsProgram>) => programText(pointsProgram(...a));
+
+const programBoost = (b: BoostConfig, ua = b.userAttributes): ProgramBoost =>
+  ({ i: b.id, s: b.systemSlot, m: b.multiplier, r: b.rounding, st: b.start, en: b.end ?? '', ua });
 
 /**
  * The program of a review (backfill): every active metric achievement, each
@@ -196,9 +259,8 @@ export function timeSignature(systems: Iterable<PointsSystemConfig>): string {
 }
 
 /** A user's own boosts, in the program's shape (passed separately: there may be many users with boosts). */
-export function userBoostsArg(boosts: BoostConfig[] | undefined): string {
-  if (!boosts?.length) return '[]';
-  return JSON.stringify(boosts.map((b) => ({ i: b.id, s: b.systemSlot, m: b.multiplier, r: b.rounding, st: b.start, en: b.end ?? '', ua: [] })));
+export function userBoostsArg(boosts: BoostConfig[] | undefined): ProgramBoost[] {
+  return boosts?.length ? boosts.map((b) => programBoost(b, [])) : [];
 }
 
 /** An award's id: derived, so the response and the stored row agree and a replayed batch adds nothing. */
@@ -242,8 +304,8 @@ export const systemJson = (s: PointsSystemConfig) => ({
  * The `points` map of an event (or achievement) response: only the systems
  * that changed, with their awards, and `level` only when it changed.
  */
-export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: string, at: number, date: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: string, at: number, date: string): Record<string, PointsChange> {
+  const out: Record<string, PointsChange> = {};
   const when = new Date(at).toISOString();
   for (const slot in changes) {
     const s = cfg.systemsBySlot.get(Number(slot));
@@ -263,7 +325,7 @@ export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: s
         }),
       };
     });
-    const entry: Record<string, unknown> = { ...systemJson(s), total: c.a, added: c.a - c.b, awards };
+    const entry: PointsChange = { ...systemJson(s), total: c.a, added: c.a - c.b, awards };
     const before = levelFor(s.levels, c.b);
     const after = levelFor(s.levels, c.a);
     if (before?.id !== after?.id) entry.level = after ? levelJson(after) : null;

@@ -20,10 +20,11 @@ export const RECENT_KEPT = 10;
 
 /** Present ('1') when the user is tracked since creation, or was rebuilt from Postgres: a missing list then means no history. */
 export const TRACKED_FIELD = 't';
-/** The user's newest awards of a points system. */
-export const recentAwardsField = (systemSlot: number) => `w${systemSlot}`;
-/** The user's newest changes on a leaderboard (of one run). */
-export const recentBoardField = (boardSlot: number) => `b${boardSlot}`;
+/** The user's newest awards of a points system (`w<system slot>`), newest changes on a leaderboard (of one run, `b<board slot>`). */
+export const RECENT_AWARDS_PREFIX = 'w';
+export const RECENT_BOARD_PREFIX = 'b';
+export const recentAwardsField = (systemSlot: number) => `${RECENT_AWARDS_PREFIX}${systemSlot}`;
+export const recentBoardField = (boardSlot: number) => `${RECENT_BOARD_PREFIX}${boardSlot}`;
 
 /** The fields of a recent-history text. */
 export function decodeRecent(text: string | null): Map<string, string> {

@@ -1,4 +1,4 @@
-import { CONTROL_FIELD, LAST_ACTIVE_FIELD, STREAK_PREF_FIELD, prefField } from './user-hash';
+import { CONTROL_FIELD, SUBSCRIBED_FIELD, LAST_ACTIVE_FIELD, STREAK_PREF_FIELD, prefField } from './user-hash';
 import type { NotificationChannel, NotificationPreferences } from '../wire/app';
 import type { RetentionSettings, RetentionSettingsResponse } from '../wire/admin';
 import { FREQ_CODE, periodDates, periodIndexes, StreakConfig, weekOffset } from './streaks';
@@ -59,7 +59,7 @@ export function channelsOf(cfg: RetentionConfig, fields: Map<string, string>, ty
 export function wantsNotice(cfg: RetentionConfig, fields: Map<string, string>, type: NotificationType): boolean {
   if (inControl(fields)) return false;
   const channels = channelsOf(cfg, fields, type);
-  return channels.some((c) => c === 'push' || fields.get('se') !== '0');
+  return channels.some((c) => c === 'push' || fields.get(SUBSCRIBED_FIELD) !== '0');
 }
 
 /** Achievement emails: between 5 and 9 PM on the day of completion, else 5 PM the next day (user's zone). */

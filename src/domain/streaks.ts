@@ -1,4 +1,5 @@
 import { dateFromDay, dayNumber } from './time';
+import type { EventStreak } from '../wire/app';
 
 export type Frequency = 'daily' | 'weekly' | 'monthly';
 export type WeekStart = 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';
@@ -63,12 +64,14 @@ export function parseState(raw: string | undefined): StreakState {
   return { len: p[1]!, started: p[2]!, lp: p[3]!, ext: p[5]!, lost: p[6]! };
 }
 
-/** Trophy's streak fields, from the active frequency's state at period `n`. */
-export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null, extended?: boolean) {
+/** Trophy's streak fields, from the active frequency's state at period `n` (with `extended`: as an event response has them). */
+export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null, extended: boolean): EventStreak;
+export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null): Omit<EventStreak, 'extended'>;
+export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freezes: number | null, extended?: boolean): Omit<EventStreak, 'extended'> & { extended?: boolean } {
   const f = FREQ_CODE[cfg.frequency];
   const cur = periodDates(f, n, cfg.weekStart);
   const alive = st.len > 0;
-  const out: Record<string, unknown> = {
+  const out: Omit<EventStreak, 'extended'> & { extended?: boolean } = {
     length: st.len,
     frequency: cfg.frequency,
     started: alive && st.started >= 0 ? periodDates(f, st.started, cfg.weekStart).start : null,
@@ -79,16 +82,33 @@ export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freeze
   };
   if (extended !== undefined) out.extended = extended;
   if (cfg.maxFreezes > 0 && freezes !== null) {
-    Object.assign(out, { freezes, maxFreezes: cfg.maxFreezes });
+    out.freezes = freezes;
+    out.maxFreezes = cfg.maxFreezes;
     if (cfg.freezeAutoEarnInterval > 0 && cfg.freezeAutoEarnAmount > 0) {
-      Object.assign(out, { freezeAutoEarnInterval: cfg.freezeAutoEarnInterval, freezeAutoEarnAmount: cfg.freezeAutoEarnAmount });
+      out.freezeAutoEarnInterval = cfg.freezeAutoEarnInterval;
+      out.freezeAutoEarnAmount = cfg.freezeAutoEarnAmount;
     }
   }
   return out;
 }
 
-/** The program part the scripts read (see lua/lib/15-streaks.lua). */
-export function streakProgram(cfg: StreakConfig | null) {
+/**
+ * The program part the scripts read (see lua/lib/15-streaks.lua): the active
+ * frequency ('' when off), mode, thresholds by metric slot, initial freezes,
+ * earn interval and amount, maximum, day of the first week start.
+ */
+export interface StreakProgram {
+  act: '' | 'd' | 'w' | 'm';
+  mode: 'all' | 'any';
+  th: Record<string, number>;
+  ini: number;
+  ei: number;
+  ea: number;
+  max: number;
+  wo: number;
+}
+
+export function streakProgram(cfg: StreakConfig | null): StreakProgram {
   if (!cfg?.enabled) return { act: '', mode: 'all', th: {}, ini: 0, ei: 0, ea: 0, max: 0, wo: 0 };
   return {
     act: FREQ_CODE[cfg.frequency],

@@ -1,8 +1,7 @@
 /**
  * The user hash: the Redis hash that holds one user, and this module is the
- * only TypeScript that spells its field names. The Lua side writes the same
- * names (lua/lib/10-common.lua reads and writes the hash; 15-streaks.lua,
- * 20-points.lua, 30-achievements.lua own their fields), and the flusher keeps
+ * one place that spells its field names. Lua gets them from the generated
+ * prelude (src/engine/prelude.ts) under the same names, and the flusher keeps
  * them in Postgres, so a rename is a data migration.
  */
 import { zoneOr } from './time';
@@ -21,18 +20,35 @@ export const UPDATED_FIELD = 'u';
 export const ATTRIBUTE_PREFIX = 'a:';
 export const attributeField = (key: string) => `${ATTRIBUTE_PREFIX}${key}`;
 
-/** A metric's total (`m<metric slot>`), a points system's total (`p<system slot>`). */
-export const totalField = (metricSlot: number) => `m${metricSlot}`;
-export const pointsField = (systemSlot: number) => `p${systemSlot}`;
-/** When the user completed an achievement (ms), `a<achievement slot>`. */
-export const achievedField = (slot: number) => `a${slot}`;
+/**
+ * Fields named by a prefix and a slot (or frequency): a metric's total
+ * (`m<metric slot>`), a points system's total (`p<system slot>`), when the
+ * user completed an achievement (ms, `a<achievement slot>`).
+ */
+export const TOTAL_PREFIX = 'm';
+export const POINTS_PREFIX = 'p';
+export const ACHIEVED_PREFIX = 'a';
+export const totalField = (metricSlot: number) => `${TOTAL_PREFIX}${metricSlot}`;
+export const pointsField = (systemSlot: number) => `${POINTS_PREFIX}${systemSlot}`;
+export const achievedField = (slot: number) => `${ACHIEVED_PREFIX}${slot}`;
+/**
+ * Kept by the scripts alone: a metric trigger's high-water mark of threshold
+ * multiples (`h<trigger slot>`), a time trigger's grants ('activation:count',
+ * `g<trigger slot>`), a repeating board's run total ('run:value', `L<board slot>`).
+ */
+export const HIGH_WATER_PREFIX = 'h';
+export const TIME_GRANTS_PREFIX = 'g';
+export const RUN_TOTAL_PREFIX = 'L';
 
-/** A streak frequency's packed state (domain/streaks parseState), freezes held, first streak day. */
-export const streakField = (f: 'd' | 'w' | 'm') => `S${f}`;
+/** A streak frequency's packed state (domain/streaks parseState), freezes held, first streak day, freezes earned. */
+export const STREAK_PREFIX = 'S';
+export const streakField = (f: 'd' | 'w' | 'm') => `${STREAK_PREFIX}${f}`;
 export const FREEZES_FIELD = 'fz';
 export const FREEZE_ANCHOR_FIELD = 'fa';
+export const FREEZES_EARNED_FIELD = 'fe';
 /** A frequency's recent period records (domain/streaks recentPeriods) and the user's pauses (domain/streaks pausesFrom). */
-export const historyField = (f: 'd' | 'w' | 'm') => `H${f}`;
+export const HISTORY_PREFIX = 'H';
+export const historyField = (f: 'd' | 'w' | 'm') => `${HISTORY_PREFIX}${f}`;
 export const PAUSES_FIELD = 'pz';
 
 /** Retention: control group ('1'), last active local date, the user's own streak rule, a notification type's channels. */
@@ -47,6 +63,9 @@ export const prefField = (type: string) => `np:${type}`;
  * record and never shown.
  */
 export const LAST_CHANGE_FIELD = 'lc';
+
+/** Whether the hash holds a user (every user has a creation time; an unknown or erased one has no fields). */
+export const isUser = (fields: Map<string, string>) => fields.has(CREATED_FIELD);
 
 /** The user's zone, the tenant's default (TenantConfig.defaultZone) when unknown. */
 export const zoneIn = (fields: Map<string, string>, tenantDefault: string) => zoneOr(fields.get(ZONE_FIELD), tenantDefault);

@@ -4,7 +4,7 @@
  * (calls/), taking named arguments and answering tagged unions of the
  * script's reply codes.
  */
-export { Engine, LUA_DIR } from './library';
+export { Engine, LUA_DIR, SCRIPTS } from './library';
 export type { ScriptName } from './library';
 export * from './calls/event';
 export * from './calls/user-read';

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { observeScript } from '../observability/metrics';
 import { masters, RedisClient } from '../redis/client';
 import { EventGroups } from './group-commit';
+import { luaPrelude } from './prelude';
 
 /** Where the Lua sources live (copied beside dist/ in the image). */
 export const LUA_DIR = path.resolve(__dirname, '../../../lua');
 
-/** Script name → number of KEYS it takes. */
-const SCRIPTS = {
+/** Script name → number of KEYS it takes (as its header declares them; test/lua-keys.test.ts checks both against the calls). */
+export const SCRIPTS = {
   event: 9,
   user_upsert: 6,
   time_grant: 5,
@@ -30,18 +31,18 @@ export type ScriptName = keyof typeof SCRIPTS;
 const EVENT_GROUP = 'event_group';
 
 /**
- * All scripts as one Redis Functions library: the shared helpers (lua/lib)
- * once, then each script as a function. Library and function names carry a
+ * All scripts as one Redis Functions library: the prelude of shared
+ * constants (prelude.ts), the shared helpers (lua/lib) once, then each script
+ * as a function. Library and function names carry a
  * hash of the code, so two versions of Laurel can run side by side during a
  * deploy, and a changed script is never confused with an old one.
  */
 export function librarySource(): { name: string; code: string; fn: (s: ScriptName | typeof EVENT_GROUP) => string } {
   const libDir = path.join(LUA_DIR, 'lib');
-  const lib = readdirSync(libDir)
+  const lib = [luaPrelude(), ...readdirSync(libDir)
     .filter((f) => f.endsWith('.lua'))
     .sort()
-    .map((f) => readFileSync(path.join(libDir, f), 'utf8'))
-    .join('\n');
+    .map((f) => readFileSync(path.join(libDir, f), 'utf8'))].join('\n');
   const bodies = (Object.keys(SCRIPTS) as ScriptName[]).map((n) => [n, readFileSync(path.join(LUA_DIR, `${n}.lua`), 'utf8')] as const);
   const group = readFileSync(path.join(LUA_DIR, `${EVENT_GROUP}.lua`), 'utf8');
   const hash = createHash('sha1').update(lib).update(bodies.map((b) => b.join('\n')).join('\n')).update(group).digest('hex').slice(0, 12);

@@ -1,4 +1,5 @@
-import { HttpError, unavailable } from '../errors';
+import { HttpError } from '../errors';
+import { DomainError, unavailable } from '../domain/errors';
 import { zoneOr } from '../domain/time';
 
 /** Where the last zone seen of each user is remembered (`tenantSlot:userId` → zone). */
@@ -73,7 +74,8 @@ export async function withConfig<T, K, C extends { ver: string }>(
     try {
       out = await fn(cfg);
     } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500 || (await configs.isCurrent(tenant, cfg.ver))) throw err;
+      const refusal = err instanceof DomainError ? err.kind !== 'unavailable' : err instanceof HttpError && err.status < 500;
+      if (!refusal || (await configs.isCurrent(tenant, cfg.ver))) throw err;
       out = STALE;
     }
     if (out !== STALE) return out;

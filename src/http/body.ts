@@ -1,5 +1,5 @@
 import type { IValidation } from 'typia';
-import { badRequest, HttpError, invalid, unprocessable } from '../errors';
+import { badRequest, HttpError, invalid } from '../errors';
 import type { Request } from './server';
 import { unstorablePath, UNSTORABLE_RULE } from './text';
 
@@ -22,7 +22,7 @@ export function jsonBody(req: Request): unknown {
   // characters are malformed, invalid UTF-8 decodes to U+FFFD): look only then.
   if (text.includes('\\u')) {
     const bad = unstorablePath(value, 'body');
-    if (bad) throw unprocessable(`Invalid ${bad}: text ${UNSTORABLE_RULE}`);
+    if (bad) throw invalid(`Invalid ${bad}: text ${UNSTORABLE_RULE}`);
   }
   return value;
 }

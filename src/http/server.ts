@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import http, { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { badRequest, HttpError, isUnavailable, unavailable } from '../errors';
+import { badRequest } from '../errors';
+import { errorAnswer } from './errors';
 import { storable, UNSTORABLE_RULE } from './text';
 import type { Logger } from '../observability/log';
 import { routeRecorder } from '../observability/metrics';
@@ -206,12 +207,9 @@ export function createHttpServer(routes: Route[], opts: HttpServerOptions): Http
   };
 
   const errorReply = (err: unknown, state: ResState, documents400 = false): Reply => {
-    if (err instanceof HttpError) return reply(err.status === 400 && !documents400 ? 422 : err.status, { error: err.message }, err.headers);
-    if (isUnavailable(err)) {
-      // Not logged per request: the Redis client logs the outage once (debug lines carry the 503s).
-      const e = unavailable();
-      return reply(e.status, { error: e.message }, e.headers);
-    }
+    // An unreachable store is not logged per request: the Redis client logs the outage once (debug lines carry the 503s).
+    const a = errorAnswer(err);
+    if (a) return reply(a.status === 400 && !documents400 ? 422 : a.status, { error: a.message }, a.headers);
     opts.log.error('unhandled error', {
       requestId: state.requestId, method: state.method, route: state.route, err: err instanceof Error ? err.stack : String(err),
     });

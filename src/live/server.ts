@@ -4,6 +4,7 @@ import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { LiveClientMessage } from '../wire/live';
 import { HttpError, isUnavailable, unavailable } from '../errors';
+import { errorAnswer } from '../http/errors';
 import { describe } from '../http/body';
 import type { UpgradeHandler } from '../http/server';
 import { answerRaw } from '../http/wire';
@@ -98,10 +99,10 @@ export function liveUpgrade(ctx: Ctx, hub: LiveHub, tokens: LiveTokens): Upgrade
         if (!opened) hub.release(conn);
       },
       (err) => {
-        if (err instanceof HttpError) return refuse(err.status, err.message);
-        if (!isUnavailable(err)) ctx.log.error('live upgrade failed', { err: err instanceof Error ? err.stack : String(err) });
-        const e = isUnavailable(err) ? unavailable() : null;
-        refuse(e ? e.status : 500, e ? e.message : 'Internal server error');
+        const a = errorAnswer(err);
+        if (a) return refuse(a.status, a.message);
+        ctx.log.error('live upgrade failed', { err: err instanceof Error ? err.stack : String(err) });
+        refuse(500, 'Internal server error');
       },
     );
   };

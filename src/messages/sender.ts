@@ -4,7 +4,7 @@ import type { MessageChannel, MessageStatus, MessageType, RenderedMessage } from
 import { activeChannels, ChannelSettingsOf, getChannel, getTemplate, MessageRow } from '../store/messages';
 import { deviceTokens, messageChannels, recipientsOf } from '../domain/messages';
 import { RETENTION_DEFAULTS, RetentionConfig, wantsNotice } from '../domain/retention';
-import { DEVICE_TOKENS_FIELD } from '../domain/user-hash';
+import { DEVICE_TOKENS_FIELD, isUser } from '../domain/user-hash';
 import { toMap } from '../domain/users';
 import { writeUserFields } from '../services/user-calls';
 import { retryDelay } from '../webhooks/dispatcher';
@@ -66,7 +66,7 @@ function typeEnabled(r: RetentionConfig, type: MessageType): boolean {
 export async function removeTokens(ctx: Ctx, tenant: Tenant, userId: string, dead: string[]): Promise<void> {
   if (dead.length === 0) return;
   const fields = toMap(Object.entries(await ctx.redis.hgetall(ctx.keys.tenant(tenant.slot).user(userId))).flat());
-  if (!fields.has('c')) return;
+  if (!isUser(fields)) return;
   const kept = deviceTokens(fields).filter((t) => !dead.includes(t));
   await writeUserFields(ctx, tenant, userId, { [DEVICE_TOKENS_FIELD]: kept.length ? JSON.stringify(kept) : '' });
 }
@@ -194,7 +194,7 @@ export class MessageSender {
     const tenant = await ctx.tenants.getById(r.tenant_id);
     if (!tenant) return { status: 'suppressed', response: 'tenant removed' };
     const fields = toMap(Object.entries(await ctx.redis.hgetall(ctx.keys.tenant(tenant.slot).user(r.user_id))).flat());
-    if (!fields.has('c')) return { status: 'suppressed', response: 'user erased' };
+    if (!isUser(fields)) return { status: 'suppressed', response: 'user erased' };
     const cfg = await ctx.configs.get(tenant);
     const retention = cfg.retention ?? RETENTION_DEFAULTS;
     if (!typeEnabled(retention, r.type)) return { status: 'suppressed', response: `${r.type} turned off in the retention settings` };

@@ -4,6 +4,7 @@ import type { TenantConfig } from '../store/tenant-config';
 import type { MessageType } from '../wire/admin';
 import type { UnsubscribeLinks } from './unsubscribe';
 import { achievementJson } from '../domain/achievements';
+import type { Achievement } from '../wire/app';
 import { dateFromDay, dayNumber, localDate, zonedMs } from '../domain/time';
 import { FREQ_CODE, parseState, periodIndexes, streakJson } from '../domain/streaks';
 import { RETENTION_DEFAULTS, recapOf } from '../domain/retention';
@@ -11,7 +12,7 @@ import { attributesIn, achievedField, EMAIL_FIELD, FREEZES_FIELD, NAME_FIELD, po
 
 /** The due webhook's body a message was queued with (what is read from it). */
 export interface DuePayload {
-  achievement?: Record<string, unknown>;
+  achievement?: Achievement;
   streak?: Record<string, unknown>;
   recap?: { periodStart: string; periodEnd: string };
   reactivation?: { messageNumber: number; daysSinceLastActive: number };

@@ -15,7 +15,7 @@ import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
 import { activeChannels, enqueueMessages, QueuedMessage } from '../store/messages';
 import { messageChannels } from '../domain/messages';
 import type { MessageChannel } from '../wire/admin';
-import { streakField, FREEZES_FIELD, historyField, LAST_ACTIVE_FIELD, LAST_CHANGE_FIELD, PAUSES_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
+import { CREATED_FIELD, isUser, streakField, FREEZES_FIELD, historyField, LAST_ACTIVE_FIELD, LAST_CHANGE_FIELD, PAUSES_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
 
 /** Users looked at per batch (one pipeline of hash reads, one transaction of outbox rows). */
 const BATCH = 500;
@@ -115,7 +115,7 @@ async function visit(
 ): Promise<Visit> {
   const out: Visit = { events: [], messages: [], next: null };
   // Erased, or in the control group: nothing, ever (an event puts a user back only outside the control group).
-  if (!fields.has('c') || inControl(fields)) return out;
+  if (!isUser(fields) || inControl(fields)) return out;
   const zone = zoneIn(fields, cfg.defaultZone);
   const today = localDate(now, zone);
   const lastActive = fields.get(LAST_ACTIVE_FIELD);
@@ -176,7 +176,7 @@ async function visit(
     const current = recapOf(r, today, zone);
     const previous = recapOf(r, dateFromDay(dayNumber(current.start)! - 1), zone);
     // A recap goes to users who existed when the period ended and have been active since it began.
-    if (lastActive >= previous.start && Number(fields.get('c')) < previous.endsAt) {
+    if (lastActive >= previous.start && Number(fields.get(CREATED_FIELD)) < previous.endsAt) {
       emit('recap', `${r.recapEmails.frequency}:${previous.start}`, previous.endsAt, { recap: { periodStart: previous.start, periodEnd: previous.end } });
     }
     if (lastActive >= current.start) later(current.endsAt);

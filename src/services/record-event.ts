@@ -1,25 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { Ctx } from '../context';
 import { eventCall, firstZone, inUserZone, STALE, withConfig, ZONE_TTL_MS, zoneKey } from '../engine';
-import { notFound, unavailable, unprocessable } from '../errors';
-import { reply, Reply } from '../http/server';
+import { invalid, notFound, unavailable } from '../domain/errors';
 import type { Tenant } from '../store/tenants';
 import { localDate, localTime } from '../domain/time';
 import { boardsResponse, eventBoards } from '../domain/leaderboards';
 import { userPatch } from '../domain/users';
 import { idempotencySlot } from '../domain/idempotency';
 import { eventDueArg } from '../domain/retention';
-import { pointsResponse, ScriptPoints, userBoostsArg } from '../domain/points';
+import { pointsResponse, ProgramText, ScriptPoints, userBoostsArg } from '../domain/points';
 import { FREQ_CODE, parseState, periodIndexes, StreakConfig, streakArg, streakJson, StreakState } from '../domain/streaks';
 import { completedJson } from './completed-achievements';
 import { checkAttributeKeys, checkUserAttributes, zoneOf } from './user-input';
-import type { EventBody } from '../wire/app';
+import type { EventBody, EventResponse, EventStreak } from '../wire/app';
 
 /** The streak shape reported while streaks are not configured. */
-const NO_STREAK = { length: 0, frequency: 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: false };
+const NO_STREAK: EventStreak = { length: 0, frequency: 'daily', started: null, periodStart: null, periodEnd: null, expires: null, extended: false };
 
 /** The event response's streak: from the script's reply, or on a replay from the stored state. */
-function currentStreak(cfg: StreakConfig | null, date: string, raw: string | undefined, replayed: boolean) {
+function currentStreak(cfg: StreakConfig | null, date: string, raw: string | undefined, replayed: boolean): EventStreak {
   if (!cfg?.enabled) return { ...NO_STREAK, frequency: cfg?.frequency ?? 'daily' };
   const n = periodIndexes(date, cfg.weekStart)[FREQ_CODE[cfg.frequency]];
   if (replayed) return streakJson(cfg, parseState(raw), n, null, false);
@@ -27,14 +26,21 @@ function currentStreak(cfg: StreakConfig | null, date: string, raw: string | und
   return streakJson(cfg, r, n, r.fz, r.x === 1);
 }
 
+/** What recording an event gives: `replayed` when the idempotency key was seen before (nothing was counted again). */
+export interface RecordedEvent {
+  replayed: boolean;
+  response: EventResponse;
+}
+
 /**
  * Count one validated event and everything it causes (points, achievements,
  * streak, leaderboards, and through the change record, webhooks): the single
  * event endpoint and the batch consumer both come here. Refusals are
- * HttpErrors (404 unknown metric, 422 unknown attributes or blocked points,
- * 503 store unavailable); `idemKey` '' means none.
+ * DomainErrors (not_found: unknown metric; invalid: unknown attributes or
+ * blocked points; unavailable: a store away or catching up); `idemKey` ''
+ * means none.
  */
-export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, body: EventBody, idemKey: string): Promise<Reply> {
+export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, body: EventBody, idemKey: string): Promise<RecordedEvent> {
   const userId = body.user.id;
   const bodyZone = zoneOf(body.user);
   const tk = ctx.keys.tenant(tenant.slot);
@@ -54,7 +60,7 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
     // A wrong zone guess costs one more call (it can change only once per
     // event); so does a program Redis does not hold yet (once per config version).
     let date = '';
-    const call = async (zone: string, program: string) => {
+    const call = async (zone: string, program: ProgramText | '') => {
       date = localDate(now, zone);
       const record = JSON.stringify({
         id: eventId, u: userId, m: metric.id, v: body.value, a: body.attributes ?? null, at: now, d: date, ik: idemKey || null,
@@ -81,12 +87,12 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
       case 'BACKLOG':
         throw unavailable('Events are paused while the durable store catches up; retry shortly');
       case 'BLOCKED':
-        throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}" for this event`);
+        throw invalid(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}" for this event`);
       case 'OK':
       case 'REPLAY': {
         ctx.zones.set(zones, settled.zone, ZONE_TTL_MS);
         const replayed = r.code === 'REPLAY';
-        const out: Record<string, unknown> = {
+        const response: EventResponse = {
           eventId,
           metricId: metric.id,
           total: r.total,
@@ -96,10 +102,10 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
           leaderboards: replayed ? {} : boardsResponse(cfg, r.boards),
         };
         if (idemKey) {
-          out.idempotencyKey = idemKey;
-          out.idempotentReplayed = replayed;
+          response.idempotencyKey = idemKey;
+          response.idempotentReplayed = replayed;
         }
-        return reply(replayed ? 202 : 201, out);
+        return { replayed, response };
       }
     }
     throw new Error(`event: unexpected reply ${(r as { code: string }).code}`);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Ctx, identify } from '../context';
 import { Principal, requireUser } from '../auth/auth';
-import { notFound, unprocessable } from '../errors';
-import type { Request } from '../http/server';
+import { invalid, notFound } from '../domain/errors';
 import { localDate, zoneOr } from '../domain/time';
 import { userBoostsArg } from '../domain/points';
+import { isUser } from '../domain/user-hash';
 import { firstZone, userReadCall, userUpsertCall, STALE, withConfig, ZONE_TTL_MS, zoneKey } from '../engine';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
@@ -35,7 +35,7 @@ export async function writeFields(
     });
     if (r.code === 'STALE') return STALE;
     if (r.code === 'NOTFOUND') throw notFound(`User "${id}" not found`);
-    if (r.code === 'BLOCKED') throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
+    if (r.code === 'BLOCKED') throw invalid(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
     if (zone !== undefined) ctx.zones.set(zoneKey(tenant.slot, id), zoneOr(zone, cfg.defaultZone), ZONE_TTL_MS);
     return r.fields;
   });
@@ -61,9 +61,12 @@ export interface ReadUser {
  * `recent` names a list of the user's recent history to read with the hash
  * (given the config; '' for none).
  */
+/** Who reads which user: the caller's credentials (see identify) and the user id first among the path's parameters. */
+export type UserReadRequest = Parameters<typeof identify>[1] & { params: readonly string[] };
+
 export async function readUser(
   ctx: Ctx,
-  req: Request,
+  req: UserReadRequest,
   opts: { postgres?: boolean; recent?: (cfg: TenantConfig) => string } = {},
 ): Promise<ReadUser> {
   const { principal, tenant } = await identify(ctx, req);
@@ -73,7 +76,7 @@ export async function readUser(
   const u = await withConfig(ctx.configs, tenant, async (cfg) => {
     const r = await userReadCall(ctx.engine, tk, { ver: cfg.ver, userId: id, recent: opts.recent?.(cfg) });
     if (r.code === 'STALE') return STALE;
-    if (!r.fields.has('c')) throw notFound(`User "${id}" not found`);
+    if (!isUser(r.fields)) throw notFound(`User "${id}" not found`);
     return { principal, tenant, cfg, id, fields: r.fields, unflushed: r.unflushed, tracked: r.tracked, recent: r.recent };
   });
   if (opts.postgres) await postgresThrough(ctx, u);

@@ -1,4 +1,4 @@
-import { invalid, unprocessable } from '../errors';
+import { invalid } from '../domain/errors';
 import { canonicalZone } from '../domain/time';
 import type { TenantConfig } from '../store/tenant-config';
 import type { UserInput } from '../wire/app';
@@ -19,7 +19,7 @@ export function checkAttributeKeys(values: Record<string, string> | undefined, k
   const keys = Object.keys(values);
   if (keys.length > MAX_ATTRIBUTES) throw invalid(`At most ${MAX_ATTRIBUTES} ${kind} attributes`);
   const unknown = keys.filter((k) => !known.has(k));
-  if (unknown.length) throw unprocessable(`Unknown ${kind} attribute keys: ${unknown.join(', ')}. Create them with the Admin API first.`);
+  if (unknown.length) throw invalid(`Unknown ${kind} attribute keys: ${unknown.join(', ')}. Create them with the Admin API first.`);
 }
 
 export function checkUserAttributes(cfg: TenantConfig, u: UserInput): void {

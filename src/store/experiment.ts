@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { MAX_WEEKS, UserActivity } from '../domain/experiment';
 import { openUserDays } from './activity-record';
+import { CONTROL_FIELD } from '../domain/user-hash';
 
 /**
  * Per user, what the experiment figures need (domain/experiment.ts), from
@@ -62,13 +63,13 @@ export async function userActivity(
        UNION ALL
        SELECT user_id, first, d1, d7, d30, days, events, weeks FROM live WHERE first BETWEEN $2::date AND $3::date
      )
-     SELECT to_char(p.first, 'YYYY-MM-DD') AS first, coalesce(s.fields -> 'cg' ->> 0 = '1', false) AS control,
+     SELECT to_char(p.first, 'YYYY-MM-DD') AS first, coalesce(s.fields -> $7::text ->> 0 = '1', false) AS control,
             coalesce(u.tz, 'UTC') AS zone, CASE WHEN $6::text IS NULL THEN NULL ELSE u.attributes ->> $6 END AS attr,
             p.d1, p.d7, p.d30, bit_count(p.days::bit(30))::int AS days, p.events, p.weeks::bit(${MAX_WEEKS})::text AS weeks
      FROM p
      LEFT JOIN users u ON u.tenant_id = $1 AND u.id = p.user_id
      LEFT JOIN user_state s ON s.tenant_id = $1 AND s.user_id = p.user_id`,
-    [tenantId, range.from, range.to, open.at, open.day, attribute],
+    [tenantId, range.from, range.to, open.at, open.day, attribute, CONTROL_FIELD],
   );
   return rows.map((r) => ({ ...r, weeks: bitsOf(r.weeks) }));
 }

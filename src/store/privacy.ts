@@ -13,7 +13,7 @@ import { FREQ_CODE, parseState, periodDates } from '../domain/streaks';
 import { scoreValue, splitGroup } from '../domain/leaderboards';
 import { userEraseCall, zoneKey } from '../engine';
 import type { ErasedUser, UserExport } from '../wire/admin';
-import { achievedField, pointsField, FREEZES_FIELD, streakField, LAST_CHANGE_FIELD, totalField } from '../domain/user-hash';
+import { achievedField, isUser, pointsField, FREEZES_FIELD, streakField, LAST_CHANGE_FIELD, totalField } from '../domain/user-hash';
 
 /**
  * The tombstone's name for an erased user: a SHA-256 of tenant and user id,
@@ -203,8 +203,8 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
     'SELECT email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated FROM users WHERE tenant_id = $1 AND id = $2',
   );
   const row = profileRows[0];
-  if (!fields.has('c') && !row) throw notFound(`User "${userId}" not found`);
-  const profile = fields.has('c')
+  if (!isUser(fields) && !row) throw notFound(`User "${userId}" not found`);
+  const profile = isUser(fields)
     ? userJson(userId, fields)
     : {
         id: userId, email: row!.email, name: row!.name, tz: row!.tz, deviceTokens: row!.device_tokens,

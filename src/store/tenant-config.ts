@@ -9,7 +9,7 @@ import { isUnavailable, unavailable } from '../errors';
 import { tx } from './db';
 import { compileTenant, parseTenant } from './compile';
 import { triggerAppJson, triggerNames, triggerVersion } from '../domain/points';
-import type { BoostConfig, PointsSystemConfig, TriggerConfig } from '../domain/points';
+import type { BoostConfig, PointsSystemConfig, ProgramText, TriggerConfig } from '../domain/points';
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
 import type { LeaderboardConfig } from '../domain/leaderboards';
@@ -53,9 +53,9 @@ export interface TenantConfig {
   /** Boosts aimed at one user, by user id. */
   userBoosts: Map<string, BoostConfig[]>;
   /** Cache of `program()` results. */
-  programs: Map<string | null, string>;
+  programs: Map<string | null, ProgramText>;
   /** The points program of events on a metric (null: a user write with no metric). */
-  program(metricId: string | null): string;
+  program(metricId: string | null): ProgramText;
 }
 
 /**

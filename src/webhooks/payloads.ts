@@ -2,7 +2,7 @@ import type { RedisClient } from '../redis/client';
 import { userJson } from '../domain/users';
 import { boardJson, boardNames, BoardLookup, LeaderboardConfig, runDates, scoreValue } from '../domain/leaderboards';
 import type { TenantKeys } from '../redis/keys';
-import { NAME_FIELD } from '../domain/user-hash';
+import { CREATED_FIELD, isUser, NAME_FIELD } from '../domain/user-hash';
 
 /**
  * Body parts shared by several event types. Shapes follow Trophy's webhook
@@ -14,7 +14,7 @@ export const TOP_RANKINGS = 10;
 
 /** A user from their hash fields (as Redis holds them); `at` stands in for a creation time not known. */
 export function userPayload(id: string, fields: Map<string, string>, at: number) {
-  if (!fields.has('c')) fields = new Map([...fields, ['c', String(at)]]);
+  if (!isUser(fields)) fields = new Map([...fields, [CREATED_FIELD, String(at)]]);
   return userJson(id, fields);
 }
 

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context';
 import { AdminActor, requireAdmin } from '../../auth/auth';
 import { ENV_PREFIX_MARK, generateKey } from '../../auth/api-keys';
 import { check, jsonBody, uuidParam } from '../../http/body';
-import { conflict, notFound, unprocessable } from '../../errors';
+import { conflict, notFound, invalid } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { AdminKeyRow, getAdminKey, listAdminKeys, LockedAdminKeys, withAdminKeysLocked } from '../../store/admin-keys';
 import type { AdminApiKey, AdminApiKeyWithSecret, CreateAdminKey, PatchAdminKey } from '../../wire/admin';
@@ -84,7 +84,7 @@ export function adminKeyRoutes(ctx: Ctx): Route[] {
         const { name } = check(validateCreate, jsonBody(req));
         const k = generateKey('admin');
         const row = await withAdminKeysLocked(ctx.db, async (keys) => {
-          if ((await keys.count()) >= MAX_ADMIN_KEYS) throw unprocessable(`An instance holds at most ${MAX_ADMIN_KEYS} admin keys: delete one first`);
+          if ((await keys.count()) >= MAX_ADMIN_KEYS) throw invalid(`An instance holds at most ${MAX_ADMIN_KEYS} admin keys: delete one first`);
           return keys.insert({ prefix: k.prefix, secretHash: k.secretHash, created: new Date(ctx.clock.now()), name });
         });
         return reply(201, { ...keyJson(row), key: k.key } satisfies AdminApiKeyWithSecret);

@@ -2,7 +2,7 @@ import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { describe } from '../../http/body';
 import { reply, Request, Route } from '../../http/server';
-import { notFound, unprocessable } from '../../errors';
+import { notFound, invalid } from '../../errors';
 import { periodIndexes } from '../../domain/streaks';
 import { experimentFigures } from '../../domain/experiment';
 import { runDates, runIndex } from '../../domain/leaderboards';
@@ -26,7 +26,7 @@ const DAY_MS = 86_400_000;
 /** Midnight UTC of a YYYY-MM-DD that names a real day (the format alone lets 2026-02-30 through). */
 function day(date: string, name: string): Date {
   const d = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date) throw unprocessable(`Invalid query.${name}: ${date} is not a day of the calendar`);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date) throw invalid(`Invalid query.${name}: ${date} is not a day of the calendar`);
   return d;
 }
 
@@ -35,12 +35,12 @@ function query<T extends AnalyticsRange>(req: Request, validate: (x: unknown) =>
   const raw: Record<string, string> = {};
   for (const [k, v] of req.query) raw[k] = v;
   const r = validate(raw);
-  if (!r.success) throw unprocessable(describe(r.errors, 'query'));
+  if (!r.success) throw invalid(describe(r.errors, 'query'));
   const start = day(r.data.from, 'from');
   const last = day(r.data.to, 'to');
   const days = (last.getTime() - start.getTime()) / DAY_MS + 1;
-  if (!(days >= 1)) throw unprocessable('to must not be before from');
-  if (days > MAX_RANGE_DAYS) throw unprocessable(`The range may cover at most ${MAX_RANGE_DAYS} days`);
+  if (!(days >= 1)) throw invalid('to must not be before from');
+  if (days > MAX_RANGE_DAYS) throw invalid(`The range may cover at most ${MAX_RANGE_DAYS} days`);
   return { ...r.data, start, end: new Date(last.getTime() + DAY_MS) };
 }
 
@@ -163,7 +163,7 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const q = query(req, typia.createValidateEquals<ExperimentQuery>());
         const attribute = q.attribute ?? null;
         if (attribute !== null && !(await ctx.configs.get(tenant)).userAttributes.has(attribute)) {
-          throw unprocessable(`Invalid query.attribute: "${attribute}" is not a user attribute`);
+          throw invalid(`Invalid query.attribute: "${attribute}" is not a user attribute`);
         }
         await ctx.durable.all(tenant);
         // Day 0 is a user's first date over their whole history: every closed day since the first event is summed.

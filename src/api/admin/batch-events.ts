@@ -1,7 +1,7 @@
 import typia from 'typia';
 import { identifyAdmin, type Ctx } from '../../context';
 import { check, jsonBody } from '../../http/body';
-import { HttpError, notFound } from '../../errors';
+import { DomainError, notFound } from '../../errors';
 import { reply, Route } from '../../http/server';
 import type { BatchQueue } from '../../batches/queue';
 import { checkAttributeKeys, checkUserAttributes, zoneOf } from '../../services/user-input';
@@ -60,7 +60,7 @@ export function batchEventRoutes(ctx: Ctx, queue: BatchQueue): Route[] {
             checkUserAttributes(cfg, item.user);
             checkAttributeKeys(item.attributes, cfg.eventAttributes, 'event');
           } catch (err) {
-            if (err instanceof HttpError) throw new HttpError(err.status, `Item ${index}: ${err.message}`);
+            if (err instanceof DomainError) throw new DomainError(err.kind, `Item ${index}: ${err.message}`);
             throw err;
           }
         }

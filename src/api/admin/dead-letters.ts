@@ -1,6 +1,6 @@
 import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
-import { notFound, unprocessable } from '../../errors';
+import { notFound, invalid } from '../../errors';
 import { reply, Route } from '../../http/server';
 import { DEAD_LETTER_COLS, DeadLetterRow, DeadLetters, decodeRecord, describeError, isPermanent } from '../../pipeline/dead-letters';
 import type { Flusher } from '../../pipeline/flusher';
@@ -52,7 +52,7 @@ export function deadLetterRoutes(ctx: Ctx, flusher: Flusher, deadLetters: DeadLe
           // An outage is a 503 like anywhere else; the record stays as it was.
           if (!isPermanent(err)) throw err;
           await deadLetters.failedAgain(tenant.id, id, err);
-          throw unprocessable(`Postgres still refuses the record: ${describeError(err).message}`);
+          throw invalid(`Postgres still refuses the record: ${describeError(err).message}`);
         }
         await deadLetters.remove(tenant.id, id);
         return reply(200, { id, replayed: true } satisfies DeadLetterReplayed);

@@ -1,7 +1,7 @@
 import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, jsonBody } from '../../http/body';
-import { invalid, notFound, unprocessable } from '../../errors';
+import { invalid, notFound } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { storable, UNSTORABLE_RULE } from '../../http/text';
 import { NOTIFICATION_TYPES } from '../../domain/retention';
@@ -97,7 +97,7 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
           const tenant = await identifyAdmin(ctx, req);
           const s = check(validators[kind] as (x: unknown) => typia.IValidation<ChannelSettingsOf[MessageChannel]>, jsonBody(req));
           const problem = await saveChannel(ctx, ctx.db, tenant.id, kind, s);
-          if (problem) throw unprocessable(problem);
+          if (problem) throw invalid(problem);
           return reply(200, redactChannel(kind, s));
         },
       },
@@ -120,7 +120,7 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
           const all = new Set(Object.keys(await listChannels(ctx.db, ctx.secrets, tenant.id)) as MessageChannel[]);
           const email = fields.get(EMAIL_FIELD);
           const to = kind === 'email' ? (email ? [email] : []) : recipientsOf(kind, fields, all);
-          if (to.length === 0) throw unprocessable(kind === 'email' ? `User "${userId}" has no email address` : `User "${userId}" has no device token for ${kind}`);
+          if (to.length === 0) throw invalid(kind === 'email' ? `User "${userId}" has no email address` : `User "${userId}" has no device token for ${kind}`);
           const out = await sendOn(kind, s, to, TEST_MESSAGE, null, ctx.clock.now());
           await removeTokens(ctx, tenant, userId, out.deadTokens);
           return reply(200, { status: out.status, response: out.response } satisfies ChannelTestResult);
@@ -153,7 +153,7 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
         const type = typeOf(req);
         const t = check(validateTemplate, jsonBody(req));
         const body = await saveTemplate(ctx, ctx.db, tenant.id, type, t);
-        if (typeof body === 'string') throw unprocessable(body);
+        if (typeof body === 'string') throw invalid(body);
         return reply(200, templateJson(type, body));
       },
     },
@@ -173,14 +173,14 @@ export function messageRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
         const type = typeOf(req);
         const { userId, template: draft } = check(validatePreview, jsonBody(req));
         const problem = draft ? templateProblem(draft) : null;
-        if (problem) throw unprocessable(problem);
+        if (problem) throw invalid(problem);
         const fields = await userFields(ctx, tenant, userId);
         const cfg = await ctx.configs.get(tenant);
         try {
           const vars = await messageVariables(ctx, links, tenant, cfg, userId, fields, type, null);
           return reply(200, await renderMessage(draft ?? templateOf(await getTemplate(ctx.db, tenant.id, type), type), vars));
         } catch (err) {
-          throw unprocessable(`The template cannot be rendered for this user: ${(err as Error).message}`);
+          throw invalid(`The template cannot be rendered for this user: ${(err as Error).message}`);
         }
       },
     },

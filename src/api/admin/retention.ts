@@ -1,7 +1,7 @@
 import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, jsonBody } from '../../http/body';
-import { unprocessable } from '../../errors';
+import { invalid } from '../../errors';
 import { reply, Route } from '../../http/server';
 import { configTx } from '../../store/config-tx';
 import { retentionSettingsOf, saveRetentionSettings } from './writes/retention';
@@ -26,7 +26,7 @@ export function retentionAdminRoutes(ctx: Ctx): Route[] {
         const input = check(validateSettings, jsonBody(req));
         const s = await configTx(ctx, tenant, async (c) => {
           const out = await saveRetentionSettings(ctx, c, tenant.id, input);
-          if (typeof out === 'string') throw unprocessable(out);
+          if (typeof out === 'string') throw invalid(out);
           return out;
         });
         return reply(200, s);

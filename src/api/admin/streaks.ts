@@ -1,7 +1,7 @@
 import typia from 'typia';
 import { Ctx, identifyAdmin } from '../../context';
 import { check, idsParam, jsonBody } from '../../http/body';
-import { invalid, unprocessable } from '../../errors';
+import { invalid } from '../../errors';
 import { reply, Route } from '../../http/server';
 import { MAX_BATCH } from './batch';
 import { configTx } from '../../store/config-tx';
@@ -38,7 +38,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         const b = check(validateSettings, jsonBody(req));
         await configTx(ctx, tenant, async (c) => {
           const problem = await saveStreakSettings(ctx, c, tenant.id, b);
-          if (problem) throw unprocessable(problem);
+          if (problem) throw invalid(problem);
         });
         return reply(200, await streakSettingsOf(ctx.db, tenant.id));
       },
@@ -69,7 +69,7 @@ export function streakAdminRoutes(ctx: Ctx): Route[] {
         const tenant = await identifyAdmin(ctx, req);
         const { pauses } = check(validatePauses, jsonBody(req));
         const { created, issues } = await createPauses(ctx, tenant, atMost(pauses));
-        if (created.length === 0) throw unprocessable(issues.map((i) => i.message).join('; '));
+        if (created.length === 0) throw invalid(issues.map((i) => i.message).join('; '));
         return reply(201, { created, issues });
       },
     },

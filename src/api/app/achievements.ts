@@ -4,7 +4,7 @@ import { Ctx, identify } from '../../context';
 import { achievementCompleteCall, achievementStats, firstZone, STALE, withConfig, zoneKey } from '../../engine';
 import { requireUser } from '../../auth/auth';
 import { boolParam, check, jsonBody } from '../../http/body';
-import { notFound, unprocessable } from '../../errors';
+import { notFound, invalid } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { AchievementConfig, achievementJson, rarity } from '../../domain/achievements';
 import { filtersMatch, pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
@@ -111,7 +111,7 @@ async function complete(ctx: Ctx, req: Request) {
   return withConfig(ctx.configs, tenant, async (cfg) => {
     const a = cfg.achievementsByKey.get(key);
     if (!a || a.status !== 'active') throw notFound(`Achievement "${key}" not found`);
-    if (a.trigger !== 'api') throw unprocessable(`Achievement "${key}" completes by its ${a.trigger} trigger, not through the API`);
+    if (a.trigger !== 'api') throw invalid(`Achievement "${key}" completes by its ${a.trigger} trigger, not through the API`);
     checkUserAttributes(cfg, body.user);
     const now = ctx.clock.now();
     const date = localDate(now, firstZone(ctx.zones, zoneKey(tenant.slot, userId), zone, cfg.defaultZone));
@@ -125,9 +125,9 @@ async function complete(ctx: Ctx, req: Request) {
       case 'STALE':
         return STALE;
       case 'FILTERED':
-        throw unprocessable(`User "${userId}" does not meet the attribute conditions of "${key}"`);
+        throw invalid(`User "${userId}" does not meet the attribute conditions of "${key}"`);
       case 'BLOCKED':
-        throw unprocessable(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
+        throw invalid(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
       case 'DONE':
         return reply(200, { completionId, achievement: achievementJson(a, metricName(cfg), r.achievedAt), points: {} });
       default:

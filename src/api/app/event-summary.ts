@@ -1,5 +1,5 @@
 import type { Ctx } from '../../context';
-import { invalid, unprocessable } from '../../errors';
+import { invalid } from '../../errors';
 import type { SummaryPoint } from '../../wire/app';
 import { periodSums, sumBefore, SummarySource } from '../../store/event-sums';
 import { Aggregation, dateFromDay, dayNumber, nextPeriodDay, periodStartDay } from '../../domain/time';
@@ -18,8 +18,8 @@ export function summaryRange(q: URLSearchParams): { unit: Aggregation; start: nu
   const end = dayNumber(endRaw);
   if (start === null) throw invalid('startDate must be a date in YYYY-MM-DD format');
   if (end === null) throw invalid('endDate must be a date in YYYY-MM-DD format');
-  if (end < start) throw unprocessable('endDate must not be before startDate');
-  if (end - start >= MAX_RANGE_DAYS) throw unprocessable(`The date range must not exceed ${MAX_RANGE_DAYS} days`);
+  if (end < start) throw invalid('endDate must not be before startDate');
+  if (end - start >= MAX_RANGE_DAYS) throw invalid(`The date range must not exceed ${MAX_RANGE_DAYS} days`);
   return { unit, start, end };
 }
 

@@ -3,7 +3,7 @@ import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
 import { invalid } from '../../errors';
-import { Request, Route } from '../../http/server';
+import { reply, Request, Route } from '../../http/server';
 import { recordEvent } from '../../services/record-event';
 import type { EventBody } from '../../wire/app';
 const validateEvent = typia.createValidate<EventBody>();
@@ -21,5 +21,6 @@ async function submitEvent(ctx: Ctx, req: Request) {
   const body = check(validateEvent, jsonBody(req));
   requireUser(principal, body.user.id);
   if (req.idempotencyKey.length > 255) throw invalid('Idempotency-Key must be at most 255 characters');
-  return recordEvent(ctx, tenant, req.params[0]!, body, req.idempotencyKey);
+  const r = await recordEvent(ctx, tenant, req.params[0]!, body, req.idempotencyKey);
+  return reply(r.replayed ? 202 : 201, r.response);
 }

@@ -1,7 +1,7 @@
 import { withConfig } from '../../engine';
 import { Ctx, identify } from '../../context';
 import { intParam } from '../../http/body';
-import { notFound, unprocessable } from '../../errors';
+import { notFound, invalid } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { boostJson, BoostConfig, filtersMatch, levelFor, levelJson, PointsSystemConfig, systemJson, triggerAppJson, triggerNames } from '../../domain/points';
 import { localDate, utcDate } from '../../domain/time';
@@ -138,7 +138,7 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
       pattern: '/v1/points/:key/level-summary',
       handler: async (req) => {
         const { tenant, system } = await systemFor(req);
-        if (system.levels.length === 0) throw unprocessable(`Points system "${system.key}" has no levels`);
+        if (system.levels.length === 0) throw invalid(`Points system "${system.key}" has no levels`);
         await ctx.durable.all(tenant);
         const totals = await userTotals(ctx.db, tenant.id, system.id, {});
         const counts = new Map<string, number>();

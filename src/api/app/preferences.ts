@@ -1,7 +1,7 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { describe, jsonBody } from '../../http/body';
-import { forbidden, unprocessable } from '../../errors';
+import { forbidden, invalid } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { channelsOf, NOTIFICATION_TYPES, RETENTION_DEFAULTS } from '../../domain/retention';
 import { ownStreakRule, OwnStreakRule } from '../../domain/streaks';
@@ -48,7 +48,7 @@ async function updatePreferences(ctx: Ctx, req: Request) {
   const u = await readUser(ctx, req);
   // Trophy answers 422 for a body it cannot take.
   const v = validateUpdate(jsonBody(req));
-  if (!v.success) throw unprocessable(describe(v.errors, 'body'));
+  if (!v.success) throw invalid(describe(v.errors, 'body'));
   const body = v.data;
   const patch: Record<string, string> = {};
   for (const t of NOTIFICATION_TYPES) {
@@ -57,10 +57,10 @@ async function updatePreferences(ctx: Ctx, req: Request) {
   }
   if (body.streak) {
     if (!u.cfg.retention?.streakCustomization) throw forbidden('Streak customization is not enabled for this tenant');
-    if (!u.cfg.streak?.enabled) throw unprocessable('Streaks are not enabled for this tenant');
+    if (!u.cfg.streak?.enabled) throw invalid('Streaks are not enabled for this tenant');
     const current = u.fields.get(STREAK_PREF_FIELD);
     const rule = ownStreakRule(u.cfg.streak, current ? (JSON.parse(current) as OwnStreakRule) : null, body.streak, (key) => u.cfg.metricsByKey.get(key)?.slot);
-    if (typeof rule === 'string') throw unprocessable(rule);
+    if (typeof rule === 'string') throw invalid(rule);
     patch[STREAK_PREF_FIELD] = JSON.stringify(rule);
   }
   const fields = Object.keys(patch).length ? await writeUserFields(ctx, u.tenant, u.id, patch) : u.fields;

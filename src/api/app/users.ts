@@ -2,7 +2,7 @@ import typia from 'typia';
 import { Ctx, identify } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { check, jsonBody } from '../../http/body';
-import { notFound, unprocessable } from '../../errors';
+import { notFound, invalid } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { userJson, userPatch } from '../../domain/users';
 import type { Tenant } from '../../store/tenants';
@@ -50,7 +50,7 @@ async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mo
   const zone = zoneOf(input);
   // Trophy's rule: subscribing to emails needs an address, sent now or stored before.
   if (input.subscribeToEmails === true && !input.email && !(await storedEmail(ctx.redis, ctx.keys.tenant(tenant.slot), id))) {
-    throw unprocessable('subscribeToEmails needs an email address: send email with it, or set one first');
+    throw invalid('subscribeToEmails needs an email address: send email with it, or set one first');
   }
   const fields = await writeFields(ctx, tenant, id, userPatch(input, zone), mode, zone, (cfg) => checkUserAttributes(cfg, input));
   return userJson(id, fields);

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../context';
-import { unprocessable } from '../../errors';
+import { invalid } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import { localDate } from '../../domain/time';
 import { userJson } from '../../domain/users';
@@ -79,7 +79,7 @@ async function wrapped(ctx: Ctx, req: Request) {
   const thisYear = Number(localDate(ctx.clock.now(), zone).slice(0, 4));
   const raw = req.query.get('year');
   const year = raw === null || raw === '' ? thisYear : Number(raw);
-  if (!Number.isInteger(year) || year < 1 || year > thisYear) throw unprocessable(`year must be an integer from 1 to ${thisYear}`);
+  if (!Number.isInteger(year) || year < 1 || year > thisYear) throw invalid(`year must be an integer from 1 to ${thisYear}`);
   const first = `${String(year).padStart(4, '0')}-01-01`;
   const last = `${String(year).padStart(4, '0')}-12-31`;
   const db = ctx.db;

@@ -1,6 +1,6 @@
 import type { Engine } from '../library';
 import type { TenantKeys } from '../../redis/keys';
-import type { UserOpArgs } from './user-op';
+import { boostsText, UserOpArgs } from './user-op';
 
 export interface AchievementCompleteArgs extends UserOpArgs {
   achievementSlot: number;
@@ -19,7 +19,7 @@ export type AchievementCompleteReply =
 /** lua/achievement_complete.lua: complete an API achievement for a user. */
 export async function achievementCompleteCall(engine: Engine, tk: TenantKeys, a: AchievementCompleteArgs): Promise<AchievementCompleteReply> {
   const r = (await engine.fcall('achievement_complete', [tk.config, tk.user(a.userId), tk.stream, tk.stats, tk.due, tk.recent(a.userId)], [
-    a.ver, a.now, a.userId, a.patch, a.program, a.userBoosts, a.date, a.opId, a.achievementSlot, a.achievementId, a.userAttributes,
+    a.ver, a.now, a.userId, a.patch, a.program, boostsText(a.userBoosts), a.date, a.opId, a.achievementSlot, a.achievementId, a.userAttributes,
   ])) as string[];
   switch (r[0]) {
     case 'STALE':

@@ -1,5 +1,8 @@
 import type { Engine } from '../library';
 import type { TenantKeys } from '../../redis/keys';
+import type { ProgramBoost, ProgramText } from '../../domain/points';
+import type { EventBoard } from '../../domain/leaderboards';
+import { boostsText } from './user-op';
 
 /** Arguments of lua/event.lua, named (see the script's header for their order). */
 export interface EventArgs {
@@ -16,19 +19,19 @@ export interface EventArgs {
   record: string;
   /** Name of the points program. */
   programName: string | number;
-  /** The user's own boosts (JSON). */
-  userBoosts: string;
+  /** The user's own boosts. */
+  userBoosts: ProgramBoost[];
   date: string;
   /** 'day,week,month,f' ('' when streaks are off). */
   streak: string;
-  /** Leaderboards this event may move (JSON). */
-  boards: string;
+  /** Leaderboards this event may move. */
+  boards: EventBoard[];
   maxBacklog: number;
   userId: string;
   /** Event attributes (JSON; '' when none). */
   attributes: string;
   /** The program's text when Redis asked for it ('' otherwise). */
-  program: string;
+  program: ProgramText | '';
   /** Retention due times 'base,r0,r1' ('' when off). */
   retentionDue: string;
   /** The event's id (its award ids derive from it; kept in the user's recent awards). */
@@ -50,7 +53,7 @@ export async function eventCall(engine: Engine, tk: TenantKeys, a: EventArgs): P
     tk.config,
     [tk.config, tk.user(a.userId), tk.idempotency(a.idempotency?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks, tk.retentionDue, tk.recent(a.userId)],
     [a.ver, a.metricSlot, String(a.value), a.now, a.idempotency?.member ?? '', a.zone, a.patch, a.record,
-      a.programName, a.userBoosts, a.date, a.streak, a.boards, tk.boardPrefix,
+      a.programName, boostsText(a.userBoosts), a.date, a.streak, JSON.stringify(a.boards), tk.boardPrefix,
       a.maxBacklog, a.userId, a.attributes, a.program, a.retentionDue, a.eventId],
   )) as string[];
   switch (r[0]) {

@@ -1,5 +1,7 @@
 import type { Engine } from '../library';
 import type { TenantKeys } from '../../redis/keys';
+import type { ProgramBoost, ProgramText } from '../../domain/points';
+import { boostsText } from './user-op';
 
 /** lua/config_publish.lua: replace the compiled config unless a newer one is there; true when written. */
 export async function configPublishCall(engine: Engine, tk: TenantKeys, a: { ver: string; group: string; fields: [string, string][] }): Promise<boolean> {
@@ -36,11 +38,11 @@ export async function userEraseCall(
 /** lua/time_grant.lua and lua/user_review.lua: a per-user background job. */
 export async function userJobCall(
   engine: Engine, tk: TenantKeys, script: 'time_grant' | 'user_review',
-  a: { ver: string; now: number; userId: string; program: string; userBoosts: string; date: string; opId: string },
+  a: { ver: string; now: number; userId: string; program: ProgramText; userBoosts: ProgramBoost[]; date: string; opId: string },
 ): Promise<{ code: 'STALE' } | { code: 'OK' }> {
   const keys = script === 'time_grant'
     ? [tk.config, tk.user(a.userId), tk.due, tk.stream, tk.recent(a.userId)]
     : [tk.config, tk.user(a.userId), tk.stream, tk.stats, tk.recent(a.userId)];
-  const r = (await engine.fcall(script, keys, [a.ver, a.now, a.userId, a.program, a.userBoosts, a.date, a.opId])) as string[];
+  const r = (await engine.fcall(script, keys, [a.ver, a.now, a.userId, a.program, boostsText(a.userBoosts), a.date, a.opId])) as string[];
   return { code: r[0] === 'STALE' ? 'STALE' : 'OK' };
 }

@@ -1,11 +1,12 @@
 import type { Engine } from '../library';
 import type { TenantKeys } from '../../redis/keys';
+import type { ProgramText } from '../../domain/points';
 
 export interface StreakArgs {
   ver: string;
   now: number;
   userId: string;
-  program: string;
+  program: ProgramText;
   /** 'day,week,month,f'. */
   streak: string;
   /** streak_admin's operation ('' for streak_read). */

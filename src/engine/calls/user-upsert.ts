@@ -1,6 +1,6 @@
 import type { Engine } from '../library';
 import type { TenantKeys } from '../../redis/keys';
-import type { UserOpArgs } from './user-op';
+import { boostsText, UserOpArgs } from './user-op';
 import { toMap } from '../../domain/users';
 
 export interface UserUpsertArgs extends UserOpArgs {
@@ -14,7 +14,7 @@ export async function userUpsertCall(engine: Engine, tk: TenantKeys, a: UserUpse
   const r = (await engine.fcall(
     'user_upsert',
     [tk.config, tk.user(a.userId), tk.stream, tk.stats, tk.due, tk.recent(a.userId)],
-    [a.ver, a.now, a.mode, a.userId, a.patch, a.program, a.userBoosts, a.date, a.opId],
+    [a.ver, a.now, a.mode, a.userId, a.patch, a.program, boostsText(a.userBoosts), a.date, a.opId],
   )) as string[];
   if (r[0] === 'STALE' || r[0] === 'NOTFOUND') return { code: r[0] };
   if (r[0] === 'BLOCKED') return { code: 'BLOCKED', systemSlot: r[1]! };
