@@ -1,4 +1,5 @@
 import type { Filter } from './points';
+import type { Achievement } from '../wire/app';
 
 /** An achievement as the server and the scripts see it. */
 export interface AchievementConfig {
@@ -25,7 +26,7 @@ export const completionsField = (slot: number) => `ac${slot}`;
 
 /** Trophy's achievement shape (with `achievedAt` for a user's view). */
 export function achievementJson(a: AchievementConfig, metricName: (id: string) => string | undefined, achievedAt?: number | null) {
-  const out: Record<string, unknown> = {
+  const out: Achievement = {
     id: a.id,
     key: a.key,
     name: a.name,
@@ -43,7 +44,7 @@ export function achievementJson(a: AchievementConfig, metricName: (id: string) =
     });
     if (a.eventAttributes[0]) out.eventAttribute = { key: a.eventAttributes[0][0], value: a.eventAttributes[0][1] };
   }
-  if (a.trigger === 'streak') out.streakLength = a.streakLength;
+  if (a.trigger === 'streak') out.streakLength = a.streakLength!;
   if (a.trigger === 'achievement') out.achievementIds = a.prerequisiteIds;
   if (achievedAt !== undefined) out.achievedAt = achievedAt === null ? null : new Date(achievedAt).toISOString();
   return out;

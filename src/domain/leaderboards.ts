@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { dateFromDay, dayNumber } from './time';
+import type { Leaderboard } from '../wire/app';
 
 export type RankBy = 'metric' | 'points' | 'streak';
 export type RunUnit = 'day' | 'month' | 'year';
@@ -102,8 +103,8 @@ export function eventRun(b: LeaderboardConfig, date: string, time: string): numb
 }
 
 /** The board's fields as Trophy's LeaderboardResponse gives them. */
-export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }) {
-  const out: Record<string, unknown> = {
+export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }): Leaderboard {
+  const out: Leaderboard = {
     id: b.id,
     key: b.key,
     name: b.name,
@@ -118,7 +119,8 @@ export function boardJson(b: LeaderboardConfig, names: { metric?: string; metric
     maxParticipants: b.maxParticipants,
     runUnit: b.runUnit,
     runInterval: b.runInterval,
-    status: b.status,
+    // Boards users see are never inactive (callers filter them out first).
+    status: b.status as Leaderboard['status'],
   };
   if (b.rankBy === 'metric') Object.assign(out, { metricKey: names.metricKey, metricName: names.metric });
   if (b.rankBy === 'points') Object.assign(out, { pointsSystemKey: names.systemKey, pointsSystemName: names.system });

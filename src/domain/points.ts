@@ -1,6 +1,7 @@
 import { derivedId } from './ids';
 import type { AchievementConfig } from './achievements';
 import { StreakConfig, streakProgram } from './streaks';
+import type { PointsChange, PointsTrigger } from '../wire/app';
 
 /**
  * Points systems as the server and the scripts see them, the per-event
@@ -85,8 +86,8 @@ export const triggerNames = (cfg: Pick<PointsLookup, 'metricsById' | 'achievemen
   achievement: (id: string) => cfg.achievementsById.get(id)?.name,
 });
 
-export function triggerAppJson(t: TriggerConfig, names: ReturnType<typeof triggerNames>) {
-  const out: Record<string, unknown> = {
+export function triggerAppJson(t: TriggerConfig, names: ReturnType<typeof triggerNames>): PointsTrigger {
+  const out: PointsTrigger = {
     id: t.id,
     type: t.type,
     points: t.points,
@@ -104,7 +105,7 @@ export function triggerAppJson(t: TriggerConfig, names: ReturnType<typeof trigge
     });
   }
   if (t.type === 'achievement') Object.assign(out, { achievementId: t.achievementId, achievementName: names.achievement(t.achievementId!) });
-  if (t.type === 'streak') out.streakLengthThreshold = t.streakLength;
+  if (t.type === 'streak') out.streakLengthThreshold = t.streakLength!;
   if (t.type === 'time') Object.assign(out, { timeUnit: t.timeUnit === 'hours' ? 'hour' : 'day', timeInterval: t.timeInterval });
   return out;
 }
@@ -242,8 +243,8 @@ export const systemJson = (s: PointsSystemConfig) => ({
  * The `points` map of an event (or achievement) response: only the systems
  * that changed, with their awards, and `level` only when it changed.
  */
-export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: string, at: number, date: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: string, at: number, date: string): Record<string, PointsChange> {
+  const out: Record<string, PointsChange> = {};
   const when = new Date(at).toISOString();
   for (const slot in changes) {
     const s = cfg.systemsBySlot.get(Number(slot));
@@ -263,7 +264,7 @@ export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: s
         }),
       };
     });
-    const entry: Record<string, unknown> = { ...systemJson(s), total: c.a, added: c.a - c.b, awards };
+    const entry: PointsChange = { ...systemJson(s), total: c.a, added: c.a - c.b, awards };
     const before = levelFor(s.levels, c.b);
     const after = levelFor(s.levels, c.a);
     if (before?.id !== after?.id) entry.level = after ? levelJson(after) : null;

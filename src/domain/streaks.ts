@@ -1,4 +1,5 @@
 import { dateFromDay, dayNumber } from './time';
+import type { StreakBase, StreakPeriod } from '../wire/app';
 
 export type Frequency = 'daily' | 'weekly' | 'monthly';
 export type WeekStart = 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';
@@ -68,7 +69,7 @@ export function streakJson(cfg: StreakConfig, st: StreakState, n: number, freeze
   const f = FREQ_CODE[cfg.frequency];
   const cur = periodDates(f, n, cfg.weekStart);
   const alive = st.len > 0;
-  const out: Record<string, unknown> = {
+  const out: StreakBase & { extended?: boolean } = {
     length: st.len,
     frequency: cfg.frequency,
     started: alive && st.started >= 0 ? periodDates(f, st.started, cfg.weekStart).start : null,
@@ -199,11 +200,11 @@ export function pausesFrom(raw: string, today: number): PauseJson[] {
  */
 export function streakHistory(cfg: StreakConfig, st: StreakState, n: number, count: number, recorded: Map<number, PeriodRow>) {
   const f = FREQ_CODE[cfg.frequency];
-  const out = [];
+  const out: StreakPeriod[] = [];
   for (let p = n - count + 1; p <= n; p++) {
     const row = recorded.get(p);
     const { start, end } = periodDates(f, p, cfg.weekStart);
-    const entry: Record<string, unknown> = {
+    const entry: StreakPeriod = {
       periodStart: start,
       periodEnd: end,
       length: row ? row.length : p === n ? st.len : 0,

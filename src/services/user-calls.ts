@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Ctx, identify } from '../context';
+import type { Ctx } from '../context';
 import { Principal, requireUser } from '../auth/auth';
 import { notFound, unprocessable } from '../errors';
-import type { Request } from '../http/server';
 import { localDate, zoneOr } from '../domain/time';
 import { userBoostsArg } from '../domain/points';
 import { firstZone, userReadCall, userUpsertCall, STALE, withConfig, ZONE_TTL_MS, zoneKey } from '../engine';
@@ -63,11 +62,10 @@ export interface ReadUser {
  */
 export async function readUser(
   ctx: Ctx,
-  req: Request,
+  { principal, tenant }: { principal: Principal; tenant: Tenant },
+  id: string,
   opts: { postgres?: boolean; recent?: (cfg: TenantConfig) => string } = {},
 ): Promise<ReadUser> {
-  const { principal, tenant } = await identify(ctx, req);
-  const id = req.params[0]!;
   requireUser(principal, id);
   const tk = ctx.keys.tenant(tenant.slot);
   const u = await withConfig(ctx.configs, tenant, async (cfg) => {
