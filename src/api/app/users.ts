@@ -17,7 +17,12 @@ type UserInput_ = Input<'/v1/users/:id', undefined, UserInput>;
 
 export function userRoutes(ctx: Ctx) {
   const user = { description: 'The user as saved', schema: typia.json.schema<User>() };
-  const input = io(typia.createValidate<UserInput>(), typia.json.schema<UserInput>());
+  // PUT and PATCH differ only in what happens to an unknown user.
+  const write = {
+    path: '/v1/users/:id', tag: 'Users', auth: 'application', documents400: true,
+    body: io(typia.createValidate<UserInput>(), typia.json.schema<UserInput>()),
+    responses: { 200: user },
+  } as const;
   return [
     route({
       method: 'post', path: '/v1/users', operationId: 'users_create', tag: 'Users', auth: 'application', documents400: true,
@@ -38,20 +43,8 @@ export function userRoutes(ctx: Ctx) {
         return ok(userJson(u.id, u.fields));
       },
     }),
-    route({
-      method: 'put', path: '/v1/users/:id', operationId: 'users_identify', tag: 'Users', auth: 'application', documents400: true,
-      summary: 'Create or update a user (identify)',
-      body: input,
-      responses: { 200: user },
-      handler: (x) => writeUser(ctx, x, 'upsert'),
-    }),
-    route({
-      method: 'patch', path: '/v1/users/:id', operationId: 'users_update', tag: 'Users', auth: 'application', documents400: true,
-      summary: 'Update an existing user',
-      body: input,
-      responses: { 200: user },
-      handler: (x) => writeUser(ctx, x, 'update'),
-    }),
+    route({ ...write, method: 'put', operationId: 'users_identify', summary: 'Create or update a user (identify)', handler: (x) => writeUser(ctx, x, 'upsert') }),
+    route({ ...write, method: 'patch', operationId: 'users_update', summary: 'Update an existing user', handler: (x) => writeUser(ctx, x, 'update') }),
     route({
       method: 'get', path: '/v1/users/:id/metrics', operationId: 'users_all_metrics', tag: 'Users', auth: 'application',
       summary: "A user's total of every metric, with its achievements",
