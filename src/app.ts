@@ -213,7 +213,6 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   if (hub) reportLive(() => hub.stats());
   // Routes declared once (api/define.ts): served, and described in /openapi.json.
   // `any`: each definition has its own parameter, query, body and response types.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const declared: RouteDef<string, any, any, any>[] = roles.http
     ? [
         ...healthRoutes(ctx, flusher, deadLetters),
