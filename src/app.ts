@@ -45,7 +45,8 @@ import { WebhookDeriver } from './webhooks/derive';
 import { webhookRoutes } from './api/admin/webhooks';
 import { configRoutes } from './api/admin/config';
 import { adminUserRoutes } from './api/admin/users';
-import { openApiRoutes } from './api/openapi/route';
+import { openApiRoute } from './api/openapi/route';
+import { toRoute, type DescribedDef, type RouteDef } from './api/define';
 import { DeadLetters } from './pipeline/dead-letters';
 import { deadLetterRoutes } from './api/admin/dead-letters';
 import { analyticsRoutes } from './api/admin/analytics';
@@ -53,7 +54,7 @@ import { userEventsRoutes } from './api/admin/user-events';
 import { consoleRoutes } from './api/console';
 import { batchEventRoutes } from './api/admin/batch-events';
 import { BatchQueue } from './batches/queue';
-import { liveRoutes } from './api/app/live';
+import { liveDescription, liveRoutes } from './api/app/live';
 import { LiveHub, LiveStats } from './live/hub';
 import { LIVE_PATH, liveUpgrade } from './live/server';
 import { LiveTokens, tokenSecret } from './live/tokens';
@@ -210,9 +211,10 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const hub = roles.http ? new LiveHub(ctx, config.live) : null;
   liveHub = hub;
   if (hub) reportLive(() => hub.stats());
-  // Every Admin API write is recorded in the audit log (api/audited.ts).
-  const routes: Route[] = roles.http
-    ? audited(ctx, [
+  // Routes declared once (api/define.ts): served, and described in /openapi.json.
+  // `any`: each definition has its own parameter, query, body and response types.
+  const declared: RouteDef<string, any, any, any>[] = roles.http
+    ? [
         ...healthRoutes(ctx, flusher, deadLetters),
         ...prometheusRoutes(config),
         ...eventRoutes(ctx),
@@ -221,6 +223,16 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...wrappedRoutes(ctx),
         ...pointsReadRoutes(ctx),
         ...achievementReadRoutes(ctx),
+        ...streakRoutes(ctx),
+        ...leaderboardRoutes(ctx),
+        ...liveRoutes(ctx, tokens!),
+        openApiRoute((): DescribedDef[] => [...declared, liveDescription]),
+      ]
+    : [];
+  // Every Admin API write is recorded in the audit log (api/audited.ts).
+  const routes: Route[] = roles.http
+    ? audited(ctx, [
+        ...declared.map((d) => toRoute(ctx, d)),
         ...tenantRoutes(ctx),
         ...metricRoutes(ctx),
         ...attributeRoutes(ctx),
@@ -230,8 +242,6 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakAdminRoutes(ctx),
         ...retentionAdminRoutes(ctx),
         ...leaderboardAdminRoutes(ctx),
-        ...streakRoutes(ctx),
-        ...leaderboardRoutes(ctx),
         ...webhookRoutes(ctx),
         ...configRoutes(ctx),
         ...deadLetterRoutes(ctx, flusher, deadLetters),
@@ -241,8 +251,6 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...analyticsRoutes(ctx),
         ...messageRoutes(ctx, links),
         ...unsubscribeRoutes(ctx, links),
-        ...liveRoutes(ctx, tokens!),
-        ...openApiRoutes(),
         ...consoleRoutes(),
         ...adminKeyRoutes(ctx),
         ...auditLogRoutes(ctx),

@@ -1,8 +1,9 @@
 import type { Ctx } from '../context';
-import { reply, Route } from '../http/server';
+import typia from 'typia';
+import { answer, ok, route } from './define';
 import type { Flusher } from '../pipeline/flusher';
 import type { DeadLetters } from '../pipeline/dead-letters';
-import type { Readiness } from '../wire/app';
+import type { Health, Readiness } from '../wire/app';
 import { reachable } from '../redis/client';
 
 /**
@@ -14,12 +15,22 @@ import { reachable } from '../redis/client';
  * that need an operator, not a restart. Alert on `deadLetters` (or the
  * metric) instead.
  */
-export function healthRoutes(ctx: Ctx, flusher: Flusher, deadLetters: DeadLetters): Route[] {
+export function healthRoutes(ctx: Ctx, flusher: Flusher, deadLetters: DeadLetters) {
+  const readiness = typia.json.schema<Readiness>();
   return [
-    { method: 'get', pattern: '/healthz', handler: () => reply(200, { status: 'ok' }) },
-    {
-      method: 'get',
-      pattern: '/readyz',
+    route({
+      method: 'get', path: '/healthz', operationId: 'health', tag: 'Service', auth: 'none',
+      summary: 'Liveness: the process answers',
+      responses: { 200: { description: 'Alive', schema: typia.json.schema<Health>() } },
+      handler: async () => ok({ status: 'ok' as const }),
+    }),
+    route({
+      method: 'get', path: '/readyz', operationId: 'readiness', tag: 'Service', auth: 'none',
+      summary: 'Readiness: Redis and Postgres answer; with the flusher lag and dead letters',
+      responses: {
+        200: { description: 'Ready', schema: readiness },
+        503: { description: 'Not ready (see which store is down)', schema: readiness },
+      },
       handler: async () => {
         const [redis, dead] = await Promise.all([
           reachable(ctx.redis),
@@ -27,16 +38,13 @@ export function healthRoutes(ctx: Ctx, flusher: Flusher, deadLetters: DeadLetter
         ]);
         const postgres = dead !== null;
         const lag = redis ? await flusher.lag().catch(() => null) : null;
-        const ok = redis && postgres;
-        return reply(
-          ok ? 200 : 503,
-          {
-            status: ok ? 'ok' : 'unavailable', redis, postgres, flusherLag: lag,
-            flusher: dead === null ? null : dead > 0 ? 'degraded' : 'ok', deadLetters: dead,
-          } satisfies Readiness,
-          ok ? undefined : { 'Retry-After': '1' },
-        );
+        const ready = redis && postgres;
+        const body: Readiness = {
+          status: ready ? 'ok' : 'unavailable', redis, postgres, flusherLag: lag,
+          flusher: dead === null ? null : dead > 0 ? 'degraded' : 'ok', deadLetters: dead,
+        };
+        return ready ? answer(200, body) : answer(503, body, { 'Retry-After': '1' });
       },
-    },
+    }),
   ];
 }

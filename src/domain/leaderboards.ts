@@ -103,10 +103,9 @@ export function eventRun(b: LeaderboardConfig, date: string, time: string): numb
   return runIndex(b, date);
 }
 
-/** The board's fields as Trophy's LeaderboardResponse gives them (its status as configured: 'inactive' included). */
-export type BoardJson = Omit<Leaderboard, 'status'> & { status: BoardStatus };
-export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }): BoardJson {
-  const out: BoardJson = {
+/** The board's fields as Trophy's LeaderboardResponse gives them. */
+export function boardJson(b: LeaderboardConfig, names: { metric?: string; metricKey?: string; system?: string; systemKey?: string }): Leaderboard {
+  const out: Leaderboard = {
     id: b.id,
     key: b.key,
     name: b.name,
@@ -121,7 +120,8 @@ export function boardJson(b: LeaderboardConfig, names: { metric?: string; metric
     maxParticipants: b.maxParticipants,
     runUnit: b.runUnit,
     runInterval: b.runInterval,
-    status: b.status,
+    // Boards users see are never inactive (callers filter them out first).
+    status: b.status as Leaderboard['status'],
   };
   if (b.rankBy === 'metric') {
     out.metricKey = names.metricKey;
@@ -249,8 +249,8 @@ export function boardNames(cfg: BoardLookup, b: LeaderboardConfig) {
  * A board's fields with one run's dates, built once per board config and run
  * (configs are replaced, never changed, so the cache goes with them).
  */
-const RUN_JSON = new WeakMap<LeaderboardConfig, Map<number, BoardJson>>();
-function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): BoardJson {
+const RUN_JSON = new WeakMap<LeaderboardConfig, Map<number, Leaderboard>>();
+function boardRunJson(cfg: BoardLookup, b: LeaderboardConfig, r: number): Leaderboard {
   let runs = RUN_JSON.get(b);
   if (!runs) RUN_JSON.set(b, (runs = new Map()));
   let json = runs.get(r);

@@ -1,5 +1,5 @@
 import { dateFromDay, dayNumber } from './time';
-import type { EventStreak } from '../wire/app';
+import type { EventStreak, StreakBase, StreakPeriod } from '../wire/app';
 
 export type Frequency = 'daily' | 'weekly' | 'monthly';
 export type WeekStart = 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';
@@ -219,11 +219,11 @@ export function pausesFrom(raw: string, today: number): PauseJson[] {
  */
 export function streakHistory(cfg: StreakConfig, st: StreakState, n: number, count: number, recorded: Map<number, PeriodRow>) {
   const f = FREQ_CODE[cfg.frequency];
-  const out = [];
+  const out: StreakPeriod[] = [];
   for (let p = n - count + 1; p <= n; p++) {
     const row = recorded.get(p);
     const { start, end } = periodDates(f, p, cfg.weekStart);
-    const entry: Record<string, unknown> = {
+    const entry: StreakPeriod = {
       periodStart: start,
       periodEnd: end,
       length: row ? row.length : p === n ? st.len : 0,

@@ -32,7 +32,7 @@ export async function messageVariables(
   const retention = cfg.retention ?? RETENTION_DEFAULTS;
   const metricName = (id: string) => cfg.metricsById.get(id)?.name;
 
-  let achievement = due?.achievement ?? null;
+  let achievement: object | null = due?.achievement ?? null;
   if (!due && type === 'achievement_completed') {
     // The user's latest completion, else the tenant's first achievement (a preview of a user who has none yet).
     const all = [...cfg.achievementsById.values()];
@@ -41,7 +41,7 @@ export async function messageVariables(
     achievement = a ? achievementJson(a, metricName, done[0] ? Number(fields.get(achievedField(a.slot))) : null) : null;
   }
 
-  let streak = due?.streak ?? null;
+  let streak: object | null = due?.streak ?? null;
   const sk = cfg.streak;
   if (!streak && sk?.enabled) {
     const f = FREQ_CODE[sk.frequency];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Ctx, identify } from '../context';
+import type { Ctx } from '../context';
 import { Principal, requireUser } from '../auth/auth';
 import { invalid, notFound } from '../domain/errors';
 import { localDate, zoneOr } from '../domain/time';
@@ -61,16 +61,13 @@ export interface ReadUser {
  * `recent` names a list of the user's recent history to read with the hash
  * (given the config; '' for none).
  */
-/** Who reads which user: the caller's credentials (see identify) and the user id first among the path's parameters. */
-export type UserReadRequest = Parameters<typeof identify>[1] & { params: readonly string[] };
 
 export async function readUser(
   ctx: Ctx,
-  req: UserReadRequest,
+  { principal, tenant }: { principal: Principal; tenant: Tenant },
+  id: string,
   opts: { postgres?: boolean; recent?: (cfg: TenantConfig) => string } = {},
 ): Promise<ReadUser> {
-  const { principal, tenant } = await identify(ctx, req);
-  const id = req.params[0]!;
   requireUser(principal, id);
   const tk = ctx.keys.tenant(tenant.slot);
   const u = await withConfig(ctx.configs, tenant, async (cfg) => {

@@ -27,8 +27,7 @@ export function checkUserAttributes(cfg: TenantConfig, u: UserInput): void {
 }
 
 /** `userAttributes=plan:pro,region:eu` → pairs (422 when malformed). */
-export function attributeQuery(q: URLSearchParams): Record<string, string> {
-  const raw = q.get('userAttributes');
+export function attributeQuery(raw: string | undefined): Record<string, string> {
   // No prototype: a `__proto__` pair is an ordinary (unknown) key here.
   const out: Record<string, string> = Object.create(null);
   if (!raw) return out;

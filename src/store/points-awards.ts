@@ -1,3 +1,4 @@
+import type { PointsTrigger } from '../wire/app';
 import type { Pool } from 'pg';
 
 /** An award as stored, with the trigger version that paid it (it outlives edits and deletion). */
@@ -5,7 +6,7 @@ export interface StoredAward {
   id: string;
   triggerId: string;
   /** The trigger as it was when it paid; null for awards from before versions were kept. */
-  trigger: Record<string, unknown> | null;
+  trigger: PointsTrigger | null;
   awarded: number;
   total: number;
   at: Date;

@@ -192,7 +192,7 @@ export interface SummaryPoint {
   change: number;
 }
 
-interface StreakBase {
+export interface StreakBase {
   length: Int;
   frequency: 'daily' | 'weekly' | 'monthly';
   /** First date of the streak's first period; null without a streak. */

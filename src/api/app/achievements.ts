@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import typia from 'typia';
-import { Ctx, identify } from '../../context';
+import type { Ctx } from '../../context';
 import { achievementCompleteCall, achievementStats, firstZone, STALE, withConfig, zoneKey } from '../../engine';
 import { requireUser } from '../../auth/auth';
-import { boolParam, check, jsonBody } from '../../http/body';
 import { notFound, invalid } from '../../errors';
-import { reply, Request, Route } from '../../http/server';
-import { AchievementConfig, achievementJson, rarity } from '../../domain/achievements';
+import { answer, Input, io, ok, route } from '../define';
+import { AchievementConfig, achievementJson, completionsField, rarity } from '../../domain/achievements';
 import { filtersMatch, pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
 import { derivedId } from '../../domain/ids';
 import { localDate } from '../../domain/time';
@@ -14,13 +13,11 @@ import { userPatch } from '../../domain/users';
 import { FREQ_CODE, parseState } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, zoneOf } from '../../services/user-input';
-import type { CompleteAchievementBody } from '../../wire/app';
+import type { AchievementCompletion, AchievementWithStats, AttributesQuery, CompleteAchievementBody, UserAchievement, UserAchievementsQuery } from '../../wire/app';
 import { readUser } from '../../services/user-calls';
 import { metricName } from '../../services/completed-achievements';
 import { attributeQuery } from '../../services/user-input';
 import { achievedField, totalField, streakField } from '../../domain/user-hash';
-
-const validateComplete = typia.createValidate<CompleteAchievementBody>();
 
 /** Completions and users of the tenant, in one call. */
 async function stats(ctx: Ctx, slot: number, list: AchievementConfig[]): Promise<{ users: number; completions: Map<string, number> }> {
@@ -48,37 +45,41 @@ function progress(cfg: TenantConfig, a: AchievementConfig, fields: Map<string, s
   }
 }
 
-export function achievementRoutes(ctx: Ctx): Route[] {
+export function achievementRoutes(ctx: Ctx) {
+  const completion = typia.json.schema<AchievementCompletion>();
   return [
-    {
-      method: 'get',
-      pattern: '/v1/achievements',
-      handler: async (req) => {
-        const { tenant } = await identify(ctx, req);
+    route({
+      method: 'get', path: '/v1/achievements', operationId: 'achievements_all', tag: 'Achievements', auth: 'application',
+      summary: 'Every active achievement, with how many users completed it',
+      query: io(typia.http.createValidateQuery<AttributesQuery>(), typia.json.schema<AttributesQuery>()),
+      responses: { 200: { description: 'The achievements', schema: typia.json.schema<AchievementWithStats[]>() } },
+      handler: async ({ tenant, query }) => {
         // `userAttributes=plan:pro,…`: only achievements a user with those attributes can earn.
-        const attrs = req.query.has('userAttributes') ? attributeQuery(req.query) : null;
+        const attrs = query.userAttributes !== undefined ? attributeQuery(query.userAttributes) : null;
         const cfg = await ctx.configs.get(tenant);
         const list = [...cfg.achievementsById.values()]
           .filter((a) => a.status === 'active' && (!attrs || filtersMatch(a.userAttributes, attrs)))
           .sort((x, y) => x.slot - y.slot);
         const st = await stats(ctx, tenant.slot, list);
-        return reply(200, list.map((a) => {
+        return ok(list.map((a) => {
           const completions = st.completions.get(a.id) ?? 0;
           return { ...achievementJson(a, metricName(cfg)), completions, rarity: rarity(completions, st.users) };
         }));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/users/:id/achievements',
-      handler: async (req) => {
-        const u = await readUser(ctx, req);
-        const withIncomplete = boolParam(req.query, 'includeIncomplete');
+    }),
+    route({
+      method: 'get', path: '/v1/users/:id/achievements', operationId: 'users_achievements', tag: 'Users', auth: 'application',
+      summary: "A user's achievements, with progress",
+      query: io(typia.http.createValidateQuery<UserAchievementsQuery>(), typia.json.schema<UserAchievementsQuery>()),
+      responses: { 200: { description: 'Completed (and, if asked, incomplete) achievements', schema: typia.json.schema<UserAchievement[]>() } },
+      handler: async (x) => {
+        const u = await readUser(ctx, x, x.params.id);
+        const withIncomplete = x.query.includeIncomplete ?? false;
         const list = [...u.cfg.achievementsById.values()]
           .filter((a) => u.fields.has(achievedField(a.slot)) || (withIncomplete && a.status === 'active'))
           .sort((x, y) => x.slot - y.slot);
         const st = await stats(ctx, u.tenant.slot, list);
-        return reply(200, list.map((a) => {
+        return ok(list.map((a) => {
           const at = u.fields.get(achievedField(a.slot));
           const completions = st.completions.get(a.id) ?? 0;
           return {
@@ -89,24 +90,26 @@ export function achievementRoutes(ctx: Ctx): Route[] {
           };
         }));
       },
-    },
-    {
-      method: 'post',
-      pattern: '/v1/achievements/:key/complete',
-      body: true,
-      handler: (req) => complete(ctx, req),
-    },
+    }),
+    route({
+      method: 'post', path: '/v1/achievements/:key/complete', operationId: 'achievements_complete', tag: 'Achievements', auth: 'application',
+      summary: 'Complete an achievement that has the `api` trigger',
+      body: io(typia.createValidate<CompleteAchievementBody>(), typia.json.schema<CompleteAchievementBody>()),
+      responses: {
+        201: { description: 'Completed now', schema: completion },
+        200: { description: 'The user had already completed it: nothing changed', schema: completion },
+      },
+      handler: (x) => complete(ctx, x),
+    }),
   ];
 }
 
-async function complete(ctx: Ctx, req: Request) {
-  const { principal, tenant } = await identify(ctx, req);
-  const body = check(validateComplete, jsonBody(req));
+async function complete(ctx: Ctx, { principal, tenant, body, params }: Input<'/v1/achievements/:key/complete', undefined, CompleteAchievementBody>) {
   const userId = body.user.id;
   requireUser(principal, userId);
   const zone = zoneOf(body.user);
   const patch = JSON.stringify(userPatch(body.user, zone));
-  const key = req.params[0]!;
+  const key = params.key;
   const tk = ctx.keys.tenant(tenant.slot);
   return withConfig(ctx.configs, tenant, async (cfg) => {
     const a = cfg.achievementsByKey.get(key);
@@ -129,9 +132,9 @@ async function complete(ctx: Ctx, req: Request) {
       case 'BLOCKED':
         throw invalid(`Not enough points in "${cfg.systemsBySlot.get(Number(r.systemSlot))?.key ?? r.systemSlot}"`);
       case 'DONE':
-        return reply(200, { completionId, achievement: achievementJson(a, metricName(cfg), r.achievedAt), points: {} });
+        return ok({ completionId, achievement: achievementJson(a, metricName(cfg), r.achievedAt), points: {} });
       default:
-        return reply(201, {
+        return answer(201, {
           completionId,
           achievement: achievementJson(a, metricName(cfg), now),
           points: pointsResponse(cfg, JSON.parse(r.points) as ScriptPoints, opId, now, date),

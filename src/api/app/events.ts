@@ -1,26 +1,41 @@
 import typia from 'typia';
-import { Ctx, identify } from '../../context';
+import type { Ctx } from '../../context';
 import { requireUser } from '../../auth/auth';
-import { check, jsonBody } from '../../http/body';
 import { invalid } from '../../errors';
-import { reply, Request, Route } from '../../http/server';
 import { recordEvent } from '../../services/record-event';
-import type { EventBody } from '../../wire/app';
-const validateEvent = typia.createValidate<EventBody>();
+import type { EventBody, EventResponse } from '../../wire/app';
+import { answer, Input, io, route } from '../define';
 
-export function eventRoutes(ctx: Ctx): Route[] {
-  const handler = (req: Request) => submitEvent(ctx, req);
+const EVENT = {
+  method: 'post',
+  tag: 'Events',
+  summary: "Send an event: add a value to a user's metric total",
+  description:
+    'Counts the value toward the metric and evaluates everything it feeds: achievements, the streak, points and leaderboards. ' +
+    'The user is created on first sight, and any profile fields sent are saved.',
+  auth: 'application',
+  idempotencyKey: true,
+  documents400: true,
+  body: io(typia.createValidate<EventBody>(), typia.json.schema<EventBody>()),
+  responses: {
+    201: { description: 'Counted', schema: typia.json.schema<EventResponse>() },
+    202: { description: 'Already counted under this Idempotency-Key: nothing changed', schema: typia.json.schema<EventResponse>() },
+  },
+} as const;
+
+export function eventRoutes(ctx: Ctx) {
   return [
-    { method: 'post', pattern: '/api/metrics/:key/event', handler, body: true, documents400: true },
-    { method: 'post', pattern: '/v1/metrics/:key/event', handler, body: true, documents400: true },
+    route({ ...EVENT, path: '/v1/metrics/:key/event', operationId: 'metrics_event', handler: (x) => submitEvent(ctx, x) }),
+    route({
+      ...EVENT, path: '/api/metrics/:key/event', operationId: 'metrics_event_api', summary: `${EVENT.summary} (the same, under /api)`,
+      handler: (x) => submitEvent(ctx, x),
+    }),
   ];
 }
 
-async function submitEvent(ctx: Ctx, req: Request) {
-  const { principal, tenant } = await identify(ctx, req);
-  const body = check(validateEvent, jsonBody(req));
+async function submitEvent(ctx: Ctx, { req, params, body, principal, tenant }: Input<'/v1/metrics/:key/event', undefined, EventBody>) {
   requireUser(principal, body.user.id);
   if (req.idempotencyKey.length > 255) throw invalid('Idempotency-Key must be at most 255 characters');
-  const r = await recordEvent(ctx, tenant, req.params[0]!, body, req.idempotencyKey);
-  return reply(r.replayed ? 202 : 201, r.response);
+  const r = await recordEvent(ctx, tenant, params.key, body, req.idempotencyKey);
+  return r.replayed ? answer(202, r.response) : answer(201, r.response);
 }

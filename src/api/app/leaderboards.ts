@@ -1,9 +1,10 @@
+import typia from 'typia';
 import { boardPosition, boardReadCall, userNames } from '../../engine';
-import { Ctx, identify } from '../../context';
+import type { Ctx } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { invalid, notFound } from '../../errors';
-import { boolParam, intParam } from '../../http/body';
-import { reply, Request, Route } from '../../http/server';
+import { io, ok, route } from '../define';
+import type { IncludeFinishedQuery, LeaderboardQuery, LeaderboardRankings, LeaderboardSummary, UserLeaderboard, UserLeaderboardQuery } from '../../wire/app';
 import { dayNumber, utcDate } from '../../domain/time';
 import { boardAt, boardJson, boardNames, LeaderboardConfig, readDate, runDates, runIndex, runMayBeFinal, scoreValue, joinGroup } from '../../domain/leaderboards';
 import type { TenantConfig } from '../../store/tenant-config';
@@ -25,14 +26,14 @@ interface Ranking {
 
 const decode = scoreValue;
 
-export function leaderboardRoutes(ctx: Ctx): Route[] {
+export function leaderboardRoutes(ctx: Ctx) {
   /**
    * Which run a request asks for: `run=YYYY-MM-DD`, else the one holding
    * today (UTC), or a finished board's last run.
    */
-  const runOf = (b: LeaderboardConfig, req: Request): number => {
-    const asked = req.query.get('run');
-    if (asked !== null && dayNumber(asked) === null) throw invalid('run must be a date (YYYY-MM-DD)');
+  const runOf = (b: LeaderboardConfig, asked: string | undefined): number => {
+    // The type's pattern checks the shape; this, that the date exists.
+    if (asked !== undefined && dayNumber(asked) === null) throw invalid('run must be a date (YYYY-MM-DD)');
     const date = asked ?? readDate(b, utcDate(ctx.clock.now()));
     const r = runIndex(b, date < b.start ? b.start : date);
     return r ?? 0;
@@ -70,61 +71,63 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
     return page.entries.map((e, i) => ({ userId: e.userId, rank: first + i + 1, value: scoreValue(e.score), userName: e.name }));
   };
 
-  const groupFromQuery = (b: LeaderboardConfig, req: Request): string[] => {
+  const groupFromQuery = (b: LeaderboardConfig, userAttributes: string | undefined): string[] => {
     if (!b.breakdownKeys.length) return [];
-    const attrs = attributeQuery(req.query);
+    const attrs = attributeQuery(userAttributes);
     const missing = b.breakdownKeys.filter((k) => attrs[k] === undefined);
     if (missing.length) throw invalid(`This leaderboard is broken down by ${b.breakdownKeys.join(', ')}: pass userAttributes=${b.breakdownKeys.map((k) => `${k}:value`).join(',')}`);
     return b.breakdownKeys.map((k) => attrs[k]!);
   };
 
   return [
-    {
-      method: 'get',
-      pattern: '/v1/leaderboards',
-      handler: async (req) => {
-        const { tenant } = await identify(ctx, req);
+    route({
+      method: 'get', path: '/v1/leaderboards', operationId: 'leaderboards_all', tag: 'Leaderboards', auth: 'application',
+      summary: 'Active and scheduled leaderboards',
+      query: io(typia.http.createValidateQuery<IncludeFinishedQuery>(), typia.json.schema<IncludeFinishedQuery>()),
+      responses: { 200: { description: 'The leaderboards', schema: typia.json.schema<LeaderboardSummary[]>() } },
+      handler: async ({ tenant, query }) => {
         const cfg = await ctx.configs.get(tenant);
-        const withFinished = boolParam(req.query, 'includeFinished');
+        const withFinished = query.includeFinished ?? false;
         const now = ctx.clock.now();
         const list = [...cfg.boardsByKey.values()]
           .map((b) => boardAt(b, now))
           .filter((b) => b.status === 'active' || b.status === 'scheduled' || (withFinished && b.status === 'finished'))
           .sort((x, y) => x.slot - y.slot);
-        return reply(200, list.map((b) => boardJson(b, boardNames(cfg, b))));
+        return ok(list.map((b) => boardJson(b, boardNames(cfg, b))));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/leaderboards/:key',
-      handler: async (req) => {
-        const { principal, tenant } = await identify(ctx, req);
+    }),
+    route({
+      method: 'get', path: '/v1/leaderboards/:key', operationId: 'leaderboards_get', tag: 'Leaderboards', auth: 'application',
+      summary: "A leaderboard's rankings",
+      query: io(typia.http.createValidateQuery<LeaderboardQuery>(), typia.json.schema<LeaderboardQuery>()),
+      responses: { 200: { description: 'The leaderboard and a page of rankings', schema: typia.json.schema<LeaderboardRankings>() } },
+      handler: async ({ principal, tenant, params, query }) => {
         const cfg = await ctx.configs.get(tenant);
-        const b = visible(cfg, req.params[0]!);
-        const offset = intParam(req.query, 'offset', 0, 0, 1_000_000);
-        const limit = intParam(req.query, 'limit', 10, 0, 1000);
-        const run = runOf(b, req);
-        const group = groupFromQuery(b, req);
-        const userId = req.query.get('userId');
+        const b = visible(cfg, params.key);
+        const run = runOf(b, query.run);
+        const group = groupFromQuery(b, query.userAttributes);
+        const userId = query.userId;
         if (userId) requireUser(principal, userId);
-        const list = await rankings(tenant, b, run, group, offset, limit, userId ?? '');
+        const list = await rankings(tenant, b, run, group, query.offset ?? 0, query.limit ?? 10, userId ?? '');
         const dates = runDates(b, run);
-        return reply(200, {
+        return ok({
           ...boardJson(b, boardNames(cfg, b)),
           ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
           rankings: list.map((r) => ({ userId: r.userId, userName: r.userName, rank: r.rank, value: r.value })),
         });
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/users/:id/leaderboards/:key',
-      handler: async (req) => {
-        const key = req.params[1]!;
-        const u = await readUser(ctx, req, { recent: (cfg) => { const b = cfg.boardsByKey.get(key); return b ? recentBoardField(b.slot) : ''; } });
+    }),
+    route({
+      method: 'get', path: '/v1/users/:id/leaderboards/:key', operationId: 'users_leaderboard', tag: 'Users', auth: 'application',
+      summary: "A user's rank on a leaderboard, with its recent changes",
+      query: io(typia.http.createValidateQuery<UserLeaderboardQuery>(), typia.json.schema<UserLeaderboardQuery>()),
+      responses: { 200: { description: 'The standing', schema: typia.json.schema<UserLeaderboard>() } },
+      handler: async (x) => {
+        const key = x.params.key;
+        const u = await readUser(ctx, x, x.params.id, { recent: (cfg) => { const b = cfg.boardsByKey.get(key); return b ? recentBoardField(b.slot) : ''; } });
         const b = visible(u.cfg, key);
-        const run = runOf(b, req);
-        const numEvents = intParam(req.query, 'numEvents', 10, 0, 100);
+        const run = runOf(b, x.query.run);
+        const numEvents = x.query.numEvents ?? 10;
         const group = b.breakdownKeys.map((k) => u.fields.get(attributeField(k)) ?? '');
         let rank: number | null = null;
         let value: number | null = null;
@@ -141,7 +144,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
         // The user's newest changes kept in Redis when they reach as far as asked, else Postgres's.
         const history = recentBoardJson(u.recent, u.tracked, run, numEvents) ?? (await boardHistory(ctx, u, b, run, numEvents));
         const dates = runDates(b, run);
-        return reply(200, {
+        return ok({
           ...boardJson(b, boardNames(u.cfg, b)),
           ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
           rank,
@@ -149,7 +152,7 @@ export function leaderboardRoutes(ctx: Ctx): Route[] {
           history,
         });
       },
-    },
+    }),
   ];
 }
 

@@ -1,8 +1,10 @@
 import { withConfig } from '../../engine';
-import { Ctx, identify } from '../../context';
-import { intParam } from '../../http/body';
+import type { Pool } from 'pg';
+import typia from 'typia';
+import type { Ctx } from '../../context';
 import { notFound, invalid } from '../../errors';
-import { reply, Request, Route } from '../../http/server';
+import type { Tenant } from '../../store/tenants';
+import { io, ok, route } from '../define';
 import { boostJson, BoostConfig, filtersMatch, levelFor, levelJson, PointsSystemConfig, systemJson, triggerAppJson, triggerNames } from '../../domain/points';
 import { localDate, utcDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
@@ -11,7 +13,7 @@ import { recentAwardsJson } from '../../services/recent-reads';
 import { recentAwardsField } from '../../domain/recent-history';
 import { attributeQuery } from '../../services/user-input';
 import { eventSummary, POINTS_AWARDS } from './event-summary';
-import type { PointsRange } from '../../wire/app';
+import type { PointsTrigger, AttributesQuery, IncludeFinishedQuery, LevelSummary, PointsBoost, PointsLevel, PointsRange, PointsSystem, SummaryPoint, UserPoints, UserPointsQuery, EventSummaryQuery } from '../../wire/app';
 import { recentAwards, userTotals } from '../../store/points-awards';
 import { attributesIn, pointsField, zoneIn } from '../../domain/user-hash';
 
@@ -22,25 +24,26 @@ function systemOf(cfg: TenantConfig, key: string): PointsSystemConfig {
 }
 
 
-export function pointsReadRoutes(ctx: Ctx): Route[] {
+export function pointsReadRoutes(ctx: Ctx) {
   /** The tenant's config and the system named in the path. */
-  const systemFor = async (req: Request) => {
-    const { tenant } = await identify(ctx, req);
+  const systemFor = async ({ tenant, params }: { tenant: Tenant; params: { key: string } }) => {
     const cfg = await withConfig(ctx.configs, tenant, async (c) => {
-      systemOf(c, req.params[0]!);
+      systemOf(c, params.key);
       return c;
     });
-    return { tenant, cfg, system: systemOf(cfg, req.params[0]!) };
+    return { tenant, cfg, system: systemOf(cfg, params.key) };
   };
 
   return [
-    {
-      method: 'get',
-      pattern: '/v1/users/:id/points/:key',
-      handler: async (req) => {
-        const n = intParam(req.query, 'awards', 10, 1, 100);
-        const key = req.params[1]!;
-        const u = await readUser(ctx, req, { recent: (cfg) => { const s = cfg.systemsByKey.get(key); return s ? recentAwardsField(s.slot) : ''; } });
+    route({
+      method: 'get', path: '/v1/users/:id/points/:key', operationId: 'users_points', tag: 'Users', auth: 'application',
+      summary: "A user's points in one system: total, level and recent awards",
+      query: io(typia.http.createValidateQuery<UserPointsQuery>(), typia.json.schema<UserPointsQuery>()),
+      responses: { 200: { description: 'The points', schema: typia.json.schema<UserPoints>() } },
+      handler: async (x) => {
+        const n = x.query.awards ?? 10;
+        const key = x.params.key;
+        const u = await readUser(ctx, x, x.params.id, { recent: (cfg) => { const s = cfg.systemsByKey.get(key); return s ? recentAwardsField(s.slot) : ''; } });
         const s = systemOf(u.cfg, key);
         const held = u.fields.get(pointsField(s.slot));
         const total = Number(held ?? 0);
@@ -49,10 +52,10 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
         // one there is no award to look up. Else the user's newest awards
         // kept in Redis, when they reach as far as asked.
         const recent = held === undefined ? [] : recentAwardsJson(u.cfg, s, u.recent, u.tracked, n);
-        if (recent) return reply(200, { ...systemJson(s), total, level: level ? levelJson(level) : null, awards: recent });
+        if (recent) return ok({ ...systemJson(s), total, level: level ? levelJson(level) : null, awards: recent });
         await postgresThrough(ctx, u);
         const rows = await recentAwards(ctx.db, u.tenant.id, u.id, s.id, n);
-        return reply(200, {
+        return ok({
           ...systemJson(s),
           total,
           level: level ? levelJson(level) : null,
@@ -74,70 +77,81 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
           }),
         });
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/users/:id/points/:key/event-summary',
-      handler: async (req) => {
-        const u = await readUser(ctx, req, { postgres: true });
-        const s = systemOf(u.cfg, req.params[1]!);
-        return reply(200, await eventSummary(ctx.db, POINTS_AWARDS, u.tenant.id, u.id, s.id, req.query));
+    }),
+    route({
+      method: 'get', path: '/v1/users/:id/points/:key/event-summary', operationId: 'users_points_event_summary', tag: 'Users', auth: 'application',
+      summary: "A user's points per day, week or month",
+      queryDoc: typia.json.schema<EventSummaryQuery>(),
+      responses: { 200: { description: 'One entry per period', schema: typia.json.schema<SummaryPoint[]>() } },
+      handler: async (x) => {
+        const u = await readUser(ctx, x, x.params.id, { postgres: true });
+        const s = systemOf(u.cfg, x.params.key);
+        return ok(await eventSummary(ctx.db, POINTS_AWARDS, u.tenant.id, u.id, s.id, x.req.query));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/users/:id/points/:key/boosts',
-      handler: async (req) => {
-        const u = await readUser(ctx, req);
-        const s = systemOf(u.cfg, req.params[1]!);
+    }),
+    route({
+      method: 'get', path: '/v1/users/:id/points/:key/boosts', operationId: 'users_points_boosts', tag: 'Users', auth: 'application',
+      summary: 'Boosts active for a user today',
+      responses: { 200: { description: 'The boosts', schema: typia.json.schema<PointsBoost[]>() } },
+      handler: async (x) => {
+        const u = await readUser(ctx, x, x.params.id);
+        const s = systemOf(u.cfg, x.params.key);
         const today = localDate(ctx.clock.now(), zoneIn(u.fields, u.cfg.defaultZone));
         const attrs = attributesIn(u.fields);
         const applies = (b: BoostConfig) => (b.userId ? b.userId === u.id : filtersMatch(b.userAttributes, attrs));
-        return reply(200, s.boosts.filter((b) => applies(b) && boostJson(b, today).status === 'active').map((b) => boostJson(b, today)));
+        return ok(s.boosts.filter((b) => applies(b) && boostJson(b, today).status === 'active').map((b) => boostJson(b, today)));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/points/:key',
-      handler: async (req) => {
-        const { cfg, system } = await systemFor(req);
-        return reply(200, {
+    }),
+    route({
+      method: 'get', path: '/v1/points/:key', operationId: 'points_system', tag: 'Points', auth: 'application',
+      summary: 'A points system and its active triggers',
+      responses: { 200: { description: 'The system', schema: typia.json.schema<PointsSystem>() } },
+      handler: async (x) => {
+        const { cfg, system } = await systemFor(x);
+        return ok({
           ...systemJson(system),
           triggers: system.triggers.filter((t) => t.status === 'active').map((t) => triggerAppJson(t, triggerNames(cfg))),
         });
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/points/:key/levels',
-      handler: async (req) => reply(200, (await systemFor(req)).system.levels.map(levelJson)),
-    },
-    {
-      method: 'get',
-      pattern: '/v1/points/:key/boosts',
-      handler: async (req) => {
-        const { system } = await systemFor(req);
-        // Trophy documents no 422 here: anything but `true` reads as false.
-        const includeFinished = req.query.get('includeFinished') === 'true';
+    }),
+    route({
+      method: 'get', path: '/v1/points/:key/levels', operationId: 'points_levels', tag: 'Points', auth: 'application',
+      summary: "A points system's levels, lowest first",
+      responses: { 200: { description: 'The levels', schema: typia.json.schema<PointsLevel[]>() } },
+      handler: async (x) => ok((await systemFor(x)).system.levels.map(levelJson)),
+    }),
+    route({
+      method: 'get', path: '/v1/points/:key/boosts', operationId: 'points_boosts', tag: 'Points', auth: 'application',
+      summary: "A points system's boosts for everyone (not the per-user ones)",
+      // Trophy documents no 422 here: anything but `true` reads as false (so read by hand).
+      queryDoc: typia.json.schema<IncludeFinishedQuery>(),
+      responses: { 200: { description: 'The boosts', schema: typia.json.schema<PointsBoost[]>() } },
+      handler: async (x) => {
+        const { system } = await systemFor(x);
+        const includeFinished = x.req.query.get('includeFinished') === 'true';
         const today = utcDate(ctx.clock.now());
-        return reply(200, system.boosts.filter((b) => !b.userId).map((b) => boostJson(b, today)).filter((b) => includeFinished || b.status !== 'finished'));
+        return ok(system.boosts.filter((b) => !b.userId).map((b) => boostJson(b, today)).filter((b) => includeFinished || b.status !== 'finished'));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/points/:key/summary',
-      handler: async (req) => {
-        const { tenant, system } = await systemFor(req);
+    }),
+    route({
+      method: 'get', path: '/v1/points/:key/summary', operationId: 'points_summary', tag: 'Points', auth: 'application',
+      summary: 'How many users hold how many points',
+      description: 'Negative totals together, zero on its own, then ten ranges of equal, round width. Trails live totals by the flusher lag.',
+      query: io(typia.http.createValidateQuery<AttributesQuery>(), typia.json.schema<AttributesQuery>()),
+      responses: { 200: { description: 'Users per range', schema: typia.json.schema<PointsRange[]>() } },
+      handler: async (x) => {
+        const { tenant, system } = await systemFor(x);
         await ctx.durable.all(tenant);
-        const totals = await userTotals(ctx.db, tenant.id, system.id, attributeQuery(req.query));
-        return reply(200, histogram(totals));
+        const totals = await userTotals(ctx.db, tenant.id, system.id, attributeQuery(x.query.userAttributes));
+        return ok(histogram(totals));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/points/:key/level-summary',
-      handler: async (req) => {
-        const { tenant, system } = await systemFor(req);
+    }),
+    route({
+      method: 'get', path: '/v1/points/:key/level-summary', operationId: 'points_level_summary', tag: 'Points', auth: 'application',
+      summary: 'How many users are at each level',
+      responses: { 200: { description: 'Users per level', schema: typia.json.schema<LevelSummary[]>() } },
+      handler: async (x) => {
+        const { tenant, system } = await systemFor(x);
         if (system.levels.length === 0) throw invalid(`Points system "${system.key}" has no levels`);
         await ctx.durable.all(tenant);
         const totals = await userTotals(ctx.db, tenant.id, system.id, {});
@@ -146,9 +160,9 @@ export function pointsReadRoutes(ctx: Ctx): Route[] {
           const l = levelFor(system.levels, t);
           if (l) counts.set(l.id, (counts.get(l.id) ?? 0) + 1);
         }
-        return reply(200, system.levels.map((l) => ({ level: levelJson(l), users: counts.get(l.id) ?? 0 })));
+        return ok(system.levels.map((l) => ({ level: levelJson(l), users: counts.get(l.id) ?? 0 })));
       },
-    },
+    }),
   ];
 }
 

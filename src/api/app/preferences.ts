@@ -1,8 +1,7 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
-import { describe, jsonBody } from '../../http/body';
 import { forbidden, invalid } from '../../errors';
-import { reply, Request, Route } from '../../http/server';
+import { Input, io, ok, route } from '../define';
 import { channelsOf, NOTIFICATION_TYPES, RETENTION_DEFAULTS } from '../../domain/retention';
 import { ownStreakRule, OwnStreakRule } from '../../domain/streaks';
 import type { TenantConfig } from '../../store/tenant-config';
@@ -10,13 +9,25 @@ import type { StreakPreferences, UpdateUserPreferencesRequest, UserPreferencesRe
 import { readUser, writeUserFields } from '../../services/user-calls';
 import { prefField, STREAK_PREF_FIELD } from '../../domain/user-hash';
 
-const validateUpdate = typia.createValidate<UpdateUserPreferencesRequest>();
-
 /** Notification and streak preferences (Trophy's preferences endpoints). */
-export function preferenceRoutes(ctx: Ctx): Route[] {
+export function preferenceRoutes(ctx: Ctx) {
+  const preferences = typia.json.schema<UserPreferencesResponse>();
   return [
-    { method: 'get', pattern: '/v1/users/:id/preferences', handler: (req) => getPreferences(ctx, req) },
-    { method: 'patch', pattern: '/v1/users/:id/preferences', body: true, handler: (req) => updatePreferences(ctx, req) },
+    route({
+      method: 'get', path: '/v1/users/:id/preferences', operationId: 'users_get_preferences', tag: 'Users', auth: 'application',
+      summary: "A user's notification (and own streak) preferences",
+      description: 'Every notification type is present: the user\'s own channels, else the tenant\'s default (Admin API: /admin/v1/retention).',
+      responses: { 200: { description: 'The preferences', schema: preferences } },
+      handler: (x) => getPreferences(ctx, x),
+    }),
+    route({
+      method: 'patch', path: '/v1/users/:id/preferences', operationId: 'users_update_preferences', tag: 'Users', auth: 'application',
+      summary: "Update a user's notification and streak preferences",
+      description: 'Types omitted keep their channels; [] opts out. `streak` needs streak customization (403 otherwise). An invalid body is 422.',
+      body: io(typia.createValidate<UpdateUserPreferencesRequest>(), typia.json.schema<UpdateUserPreferencesRequest>()),
+      responses: { 200: { description: 'The preferences after the update', schema: preferences } },
+      handler: (x) => updatePreferences(ctx, x),
+    }),
   ];
 }
 
@@ -39,17 +50,14 @@ function streakPreferencesJson(cfg: TenantConfig, rule: OwnStreakRule): StreakPr
   };
 }
 
-async function getPreferences(ctx: Ctx, req: Request) {
-  const u = await readUser(ctx, req);
-  return reply(200, preferencesJson(u.cfg, u.fields));
+async function getPreferences(ctx: Ctx, x: Input<'/v1/users/:id/preferences', undefined, undefined>) {
+  const u = await readUser(ctx, x, x.params.id);
+  return ok(preferencesJson(u.cfg, u.fields));
 }
 
-async function updatePreferences(ctx: Ctx, req: Request) {
-  const u = await readUser(ctx, req);
-  // Trophy answers 422 for a body it cannot take.
-  const v = validateUpdate(jsonBody(req));
-  if (!v.success) throw invalid(describe(v.errors, 'body'));
-  const body = v.data;
+async function updatePreferences(ctx: Ctx, x: Input<'/v1/users/:id/preferences', undefined, UpdateUserPreferencesRequest>) {
+  const u = await readUser(ctx, x, x.params.id);
+  const body = x.body;
   const patch: Record<string, string> = {};
   for (const t of NOTIFICATION_TYPES) {
     const channels = body.notifications?.[t];
@@ -64,5 +72,5 @@ async function updatePreferences(ctx: Ctx, req: Request) {
     patch[STREAK_PREF_FIELD] = JSON.stringify(rule);
   }
   const fields = Object.keys(patch).length ? await writeUserFields(ctx, u.tenant, u.id, patch) : u.fields;
-  return reply(200, preferencesJson(u.cfg, fields));
+  return ok(preferencesJson(u.cfg, fields));
 }

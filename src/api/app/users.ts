@@ -1,49 +1,88 @@
 import typia from 'typia';
-import { Ctx, identify } from '../../context';
+import type { Ctx } from '../../context';
 import { requireUser } from '../../auth/auth';
-import { check, jsonBody } from '../../http/body';
 import { notFound, invalid } from '../../errors';
-import { reply, Request, Route } from '../../http/server';
+import { answer, Input, io, ok, route } from '../define';
 import { userJson, userPatch } from '../../domain/users';
 import type { Tenant } from '../../store/tenants';
 import type { MetricConfig, TenantConfig } from '../../store/tenant-config';
 import { checkUserAttributes, zoneOf } from '../../services/user-input';
 import { readUser, writeFields } from '../../services/user-calls';
-import type { UserInput, UserWithId } from '../../wire/app';
+import type { EventSummaryQuery, MetricProgress, SummaryPoint, User, UserInput, UserWithId } from '../../wire/app';
 import { eventSummary, METRIC_EVENTS } from './event-summary';
 import { achievementJson } from '../../domain/achievements';
 import { totalField, achievedField } from '../../domain/user-hash';
 import { storedEmail } from '../../engine';
 
-const validateUserWithId = typia.createValidate<UserWithId>();
-const validateUserInput = typia.createValidate<UserInput>();
+type UserInput_ = Input<'/v1/users/:id', undefined, UserInput>;
 
-export function userRoutes(ctx: Ctx): Route[] {
+export function userRoutes(ctx: Ctx) {
+  const user = { description: 'The user as saved', schema: typia.json.schema<User>() };
+  // PUT and PATCH differ only in what happens to an unknown user.
+  const write = {
+    path: '/v1/users/:id', tag: 'Users', auth: 'application', documents400: true,
+    body: io(typia.createValidate<UserInput>(), typia.json.schema<UserInput>()),
+    responses: { 200: user },
+  } as const;
   return [
-    { method: 'post', pattern: '/v1/users', body: true, documents400: true, handler: (req) => createUser(ctx, req) },
-    { method: 'get', pattern: '/v1/users/:id', documents400: true, handler: (req) => getUser(ctx, req) },
-    { method: 'put', pattern: '/v1/users/:id', body: true, documents400: true, handler: (req) => writeUser(ctx, req, 'upsert') },
-    { method: 'patch', pattern: '/v1/users/:id', body: true, documents400: true, handler: (req) => writeUser(ctx, req, 'update') },
-    { method: 'get', pattern: '/v1/users/:id/metrics', handler: (req) => userMetrics(ctx, req) },
-    { method: 'get', pattern: '/v1/users/:id/metrics/:key', handler: (req) => userMetric(ctx, req) },
-    { method: 'get', pattern: '/v1/users/:id/metrics/:key/event-summary', handler: (req) => metricSummary(ctx, req) },
+    route({
+      method: 'post', path: '/v1/users', operationId: 'users_create', tag: 'Users', auth: 'application', documents400: true,
+      summary: 'Create or update a user',
+      body: io(typia.createValidate<UserWithId>(), typia.json.schema<UserWithId>()),
+      responses: { 201: user },
+      handler: async ({ principal, tenant, body }) => {
+        requireUser(principal, body.id);
+        return answer(201, await upsert(ctx, tenant, body.id, body, 'upsert'));
+      },
+    }),
+    route({
+      method: 'get', path: '/v1/users/:id', operationId: 'users_get', tag: 'Users', auth: 'application', documents400: true,
+      summary: 'Get a user',
+      responses: { 200: { description: 'The user', schema: typia.json.schema<User>() } },
+      handler: async (x) => {
+        const u = await readUser(ctx, x, x.params.id);
+        return ok(userJson(u.id, u.fields));
+      },
+    }),
+    route({ ...write, method: 'put', operationId: 'users_identify', summary: 'Create or update a user (identify)', handler: (x) => writeUser(ctx, x, 'upsert') }),
+    route({ ...write, method: 'patch', operationId: 'users_update', summary: 'Update an existing user', handler: (x) => writeUser(ctx, x, 'update') }),
+    route({
+      method: 'get', path: '/v1/users/:id/metrics', operationId: 'users_all_metrics', tag: 'Users', auth: 'application',
+      summary: "A user's total of every metric, with its achievements",
+      responses: { 200: { description: 'Every metric', schema: typia.json.schema<MetricProgress[]>() } },
+      handler: async (x) => {
+        const u = await readUser(ctx, x, x.params.id);
+        const metrics = [...u.cfg.metricsByKey.values()].sort((a, b) => a.slot - b.slot);
+        return ok(metrics.map((m) => metricJson(u.cfg, m, u.fields)));
+      },
+    }),
+    route({
+      method: 'get', path: '/v1/users/:id/metrics/:key', operationId: 'users_single_metric', tag: 'Users', auth: 'application',
+      summary: "A user's total of one metric, with its achievements",
+      responses: { 200: { description: 'The metric', schema: typia.json.schema<MetricProgress>() } },
+      handler: async (x) => {
+        const u = await readUser(ctx, x, x.params.id);
+        return ok(metricJson(u.cfg, metricOf(u.cfg, x.params.key), u.fields));
+      },
+    }),
+    route({
+      method: 'get', path: '/v1/users/:id/metrics/:key/event-summary', operationId: 'users_metric_event_summary', tag: 'Users', auth: 'application',
+      summary: "A user's metric per day, week or month",
+      description: 'Read from the durable store, so it may trail the live total by the flusher lag.',
+      queryDoc: typia.json.schema<EventSummaryQuery>(),
+      responses: { 200: { description: 'One entry per period', schema: typia.json.schema<SummaryPoint[]>() } },
+      handler: async (x) => {
+        const u = await readUser(ctx, x, x.params.id, { postgres: true });
+        const metric = metricOf(u.cfg, x.params.key);
+        return ok(await eventSummary(ctx.db, METRIC_EVENTS, u.tenant.id, u.id, metric.id, x.req.query));
+      },
+    }),
   ];
 }
 
-async function createUser(ctx: Ctx, req: Request) {
-  const { principal, tenant } = await identify(ctx, req);
-  const body = check(validateUserWithId, jsonBody(req));
-  requireUser(principal, body.id);
-  const user = await upsert(ctx, tenant, body.id, body, 'upsert');
-  return reply(201, user);
-}
-
-async function writeUser(ctx: Ctx, req: Request, mode: 'upsert' | 'update') {
-  const { principal, tenant } = await identify(ctx, req);
-  const id = req.params[0]!;
-  requireUser(principal, id);
-  const body = check(validateUserInput, jsonBody(req));
-  return reply(200, await upsert(ctx, tenant, id, body, mode));
+async function writeUser(ctx: Ctx, { principal, tenant, params, body }: UserInput_, mode: 'upsert' | 'update') {
+  requireUser(principal, params.id);
+  return ok(await upsert(ctx, tenant, params.id, body, mode));
 }
 
 async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mode: 'upsert' | 'update') {
@@ -57,13 +96,6 @@ async function upsert(ctx: Ctx, tenant: Tenant, id: string, input: UserInput, mo
 }
 
 
-
-
-async function getUser(ctx: Ctx, req: Request) {
-  const u = await readUser(ctx, req);
-  return reply(200, userJson(u.id, u.fields));
-}
-
 /** A user's total of a metric, with the metric's active achievements and when the user completed each. */
 function metricJson(cfg: TenantConfig, m: MetricConfig, fields: Map<string, string>) {
   const achievements = [...cfg.achievementsById.values()]
@@ -73,28 +105,11 @@ function metricJson(cfg: TenantConfig, m: MetricConfig, fields: Map<string, stri
       const at = fields.get(achievedField(a.slot));
       return achievementJson(a, () => m.name, at ? Number(at) : null);
     });
-  return { id: m.id, key: m.key, name: m.name, status: 'active', current: Number(fields.get(totalField(m.slot)) ?? 0), achievements };
+  return { id: m.id, key: m.key, name: m.name, status: 'active' as const, current: Number(fields.get(totalField(m.slot)) ?? 0), achievements };
 }
 
 function metricOf(cfg: TenantConfig, key: string): MetricConfig {
   const m = cfg.metricsByKey.get(key);
   if (!m) throw notFound(`Metric "${key}" not found`);
   return m;
-}
-
-async function userMetrics(ctx: Ctx, req: Request) {
-  const u = await readUser(ctx, req);
-  const metrics = [...u.cfg.metricsByKey.values()].sort((a, b) => a.slot - b.slot);
-  return reply(200, metrics.map((m) => metricJson(u.cfg, m, u.fields)));
-}
-
-async function userMetric(ctx: Ctx, req: Request) {
-  const u = await readUser(ctx, req);
-  return reply(200, metricJson(u.cfg, metricOf(u.cfg, req.params[1]!), u.fields));
-}
-
-async function metricSummary(ctx: Ctx, req: Request) {
-  const u = await readUser(ctx, req, { postgres: true });
-  const metric = metricOf(u.cfg, req.params[1]!);
-  return reply(200, await eventSummary(ctx.db, METRIC_EVENTS, u.tenant.id, u.id, metric.id, req.query));
 }

@@ -1,6 +1,7 @@
 import type { Ctx } from '../../context';
 import { invalid } from '../../errors';
-import { reply, Request, Route } from '../../http/server';
+import typia from 'typia';
+import { Input, io, ok, route } from '../define';
 import { localDate } from '../../domain/time';
 import { userJson } from '../../domain/users';
 import { achievementJson } from '../../domain/achievements';
@@ -8,15 +9,25 @@ import { boardJson, boardNames } from '../../domain/leaderboards';
 import { FREQ_CODE, periodDates } from '../../domain/streaks';
 import { percentileCuts, percentileOf, PeriodUnit } from '../../store/wrapped-percentiles';
 import type { TenantConfig } from '../../store/tenant-config';
-import type { WrappedActivityPeriod, WrappedMetricValues, WrappedResponse, WrappedStreak } from '../../wire/app';
+import type { WrappedActivityPeriod, WrappedMetricValues, WrappedQuery, WrappedResponse, WrappedStreak } from '../../wire/app';
 import { readUser } from '../../services/user-calls';
 import { yearRecord } from '../../store/wrapped-year';
 import { userPeriods } from '../../store/streak-periods';
 import { zoneIn } from '../../domain/user-hash';
 
 /** Trophy's year in review, computed from the durable record in Postgres. */
-export function wrappedRoutes(ctx: Ctx): Route[] {
-  return [{ method: 'get', pattern: '/v1/users/:id/wrapped', handler: (req) => wrapped(ctx, req) }];
+export function wrappedRoutes(ctx: Ctx) {
+  return [
+    route({
+      method: 'get', path: '/v1/users/:id/wrapped', operationId: 'users_wrapped', tag: 'Users', auth: 'application',
+      summary: "A user's year in review",
+      description: 'Computed from the durable store (after writing any of the user\'s records still unflushed). ' +
+        'Percentiles come from a table the scheduler refreshes hourly (final once a period has ended everywhere). A year after the current one is 422.',
+      query: io(typia.http.createValidateQuery<WrappedQuery>(), typia.json.schema<WrappedQuery>()),
+      responses: { 200: { description: 'The year in review', schema: typia.json.schema<WrappedResponse>() } },
+      handler: (x) => wrapped(ctx, x),
+    }),
+  ];
 }
 
 const DAY = 86_400_000;
@@ -71,15 +82,14 @@ function over(s: Series, item: string, from: string, to: string): { currentTotal
   return { currentTotal: total, changeThisPeriod: changed, percentChange: base === 0 ? 0 : round1((changed / Math.abs(base)) * 100) };
 }
 
-async function wrapped(ctx: Ctx, req: Request) {
+async function wrapped(ctx: Ctx, x: Input<'/v1/users/:id/wrapped', WrappedQuery, undefined>) {
   // Read-your-writes: any of the user's records still in the stream are written first.
-  const u = await readUser(ctx, req, { postgres: true });
+  const u = await readUser(ctx, x, x.params.id, { postgres: true });
   const cfg = u.cfg;
   const zone = zoneIn(u.fields, cfg.defaultZone);
   const thisYear = Number(localDate(ctx.clock.now(), zone).slice(0, 4));
-  const raw = req.query.get('year');
-  const year = raw === null || raw === '' ? thisYear : Number(raw);
-  if (!Number.isInteger(year) || year < 1 || year > thisYear) throw invalid(`year must be an integer from 1 to ${thisYear}`);
+  const year = x.query.year ?? thisYear;
+  if (year > thisYear) throw invalid(`year must be an integer from 1 to ${thisYear}`);
   const first = `${String(year).padStart(4, '0')}-01-01`;
   const last = `${String(year).padStart(4, '0')}-12-31`;
   const db = ctx.db;
@@ -172,7 +182,7 @@ async function wrapped(ctx: Ctx, req: Request) {
       entireYear: { ...period(first, last, 'y', first), longestStreak: await longestStreak(ctx, cfg, u.tenant.id, u.id, first, last) },
     },
   };
-  return reply(200, body);
+  return ok(body);
 }
 
 /** The longest streak reached within the year (its length when at its longest, from its first period to that one). */

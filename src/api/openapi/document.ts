@@ -121,6 +121,24 @@ function version(): string {
   return pkg.version;
 }
 
+/**
+ * A copy with the members of each union (`oneOf`) in a fixed order (by their
+ * JSON text). TypeScript orders a union's members by when the compiler first
+ * met each one anywhere in the program, so typia's order moved with unrelated
+ * code; sorted, the document changes only when a type does (and `oneOf` is
+ * unordered).
+ */
+export function sortUnions<T>(x: T): T {
+  if (Array.isArray(x)) return x.map(sortUnions) as T;
+  if (!x || typeof x !== 'object') return x;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(x)) out[k] = sortUnions(v);
+  if (Array.isArray(out.oneOf)) {
+    out.oneOf = out.oneOf.map((m) => [JSON.stringify(m), m] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, m]) => m);
+  }
+  return out as T;
+}
+
 /** The OpenAPI 3.1 document of the described operations. */
 export function buildDocument(operations: Operation[], errorBody: Unit): Json {
   const pool = new SchemaPool();
@@ -170,9 +188,9 @@ export function buildDocument(operations: Operation[], errorBody: Unit): Json {
     tags: groups.flatMap((g) => g.tags).map((name) => ({ name })),
     'x-tagGroups': groups,
     security: SECURITY.admin,
-    paths,
+    paths: sortUnions(paths),
     components: {
-      schemas: pool.schemas,
+      schemas: sortUnions(pool.schemas),
       securitySchemes: {
         AdminKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'The admin key: every route, any user.' },
         ApplicationKey: {
