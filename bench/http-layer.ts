@@ -27,7 +27,9 @@ const ANSWER = {
 };
 
 function serve(dir: string): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- another build's compiled modules, by path
   const http = require(path.join(dir, 'dist/src/http/server.js')) as typeof import('../src/http/server');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- another build's compiled modules, by path
   const { jsonBody } = require(path.join(dir, 'dist/src/http/body.js')) as typeof import('../src/http/body');
   const quiet = () => undefined;
   const log = { isLevelEnabled: () => false, debug: quiet, info: quiet, warn: quiet, error: (...a: unknown[]) => console.error(...a) };

@@ -212,7 +212,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   liveHub = hub;
   if (hub) reportLive(() => hub.stats());
   // Routes declared once (api/define.ts): served, and described in /openapi.json.
-  // `any`: each definition has its own parameter, query, body and response types.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each definition has its own parameter, query, body and response types
   const declared: RouteDef<string, any, any, any>[] = roles.http
     ? [
         ...healthRoutes(ctx, flusher, deadLetters),

@@ -123,6 +123,7 @@ export const route = <P extends string, Q = undefined, B = undefined, R extends 
 ): RouteDef<P, Q, B, R, M> => def;
 
 // What a declared route takes and answers, for checks against it (test/client-routes.test.ts).
+/* eslint-disable @typescript-eslint/no-explicit-any -- a definition of any parameter, query, body and response types */
 export type QueryOf<D> = D extends RouteDef<string, infer Q, any, any, any> ? Q : never;
 export type BodyOf<D> = D extends RouteDef<string, any, infer B, any, any> ? B : never;
 /** The body of a success answer (2xx) of a route. */
@@ -143,12 +144,13 @@ const paramNames = (path: string) => path.split('/').filter((s) => s.startsWith(
  * the field), then the handler; its answer serialized.
  */
 export function toRoute(ctx: Ctx, def: RouteDef<string, any, any, any, Method>): Route {
+/* eslint-enable @typescript-eslint/no-explicit-any */
   const names = paramNames(def.path);
   const noCaller = { principal: { kind: 'admin' }, tenant: null } as unknown as Caller;
   const handler = async (req: Request): Promise<Reply> => {
     let caller = noCaller;
     if (def.auth !== 'none') {
-      // As identify/identifyAdmin: the key, then the admin role, then the tenant (account-wide routes take none).
+      // As identifyAdmin (context.ts): the key, then the admin role, then the tenant (account-wide routes take none).
       const principal = await ctx.auth.authenticate(req.apiKey);
       if (def.auth === 'admin') requireAdmin(principal);
       caller = { principal, tenant: def.tenant === false ? (null as unknown as Tenant) : await ctx.tenants.resolve(principal, req.tenantId) };

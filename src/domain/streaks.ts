@@ -1,5 +1,5 @@
 import { dateFromDay, dayNumber } from './time';
-import type { EventStreak, StreakBase, StreakPeriod } from '../wire/app';
+import type { EventStreak, StreakPeriod } from '../wire/app';
 
 export type Frequency = 'daily' | 'weekly' | 'monthly';
 export type WeekStart = 'monday' | 'tuesday' | 'wednesday' | 'thursday' | 'friday' | 'saturday' | 'sunday';

@@ -5,7 +5,7 @@ import { achievementCompleteCall, achievementStats, firstZone, STALE, withConfig
 import { requireUser } from '../../auth/auth';
 import { notFound, invalid } from '../../errors';
 import { answer, Input, io, ok, route } from '../define';
-import { AchievementConfig, achievementJson, completionsField, rarity } from '../../domain/achievements';
+import { AchievementConfig, achievementJson, rarity } from '../../domain/achievements';
 import { filtersMatch, pointsResponse, ScriptPoints, userBoostsArg } from '../../domain/points';
 import { derivedId } from '../../domain/ids';
 import { localDate } from '../../domain/time';

@@ -1,5 +1,4 @@
 import { withConfig } from '../../engine';
-import type { Pool } from 'pg';
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { notFound, invalid } from '../../errors';
@@ -13,7 +12,7 @@ import { recentAwardsJson } from '../../services/recent-reads';
 import { recentAwardsField } from '../../domain/recent-history';
 import { attributeQuery } from '../../services/user-input';
 import { eventSummary, POINTS_AWARDS } from './event-summary';
-import type { PointsTrigger, AttributesQuery, IncludeFinishedQuery, LevelSummary, PointsBoost, PointsLevel, PointsRange, PointsSystem, SummaryPoint, UserPoints, UserPointsQuery, EventSummaryQuery } from '../../wire/app';
+import type { AttributesQuery, IncludeFinishedQuery, LevelSummary, PointsBoost, PointsLevel, PointsRange, PointsSystem, SummaryPoint, UserPoints, UserPointsQuery, EventSummaryQuery } from '../../wire/app';
 import { recentAwards, userTotals } from '../../store/points-awards';
 import { attributesIn, pointsField, zoneIn } from '../../domain/user-hash';
 

@@ -1,11 +1,9 @@
-import type { Pool } from 'pg';
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { requireUser } from '../../auth/auth';
 import { invalid, notFound } from '../../errors';
 import { io, ok, route } from '../define';
-import { FREQ_CODE, periodIndexes, StreakConfig, streakJson, StreakState } from '../../domain/streaks';
-import type { Tenant } from '../../store/tenants';
+import { FREQ_CODE, periodIndexes, streakJson, StreakState } from '../../domain/streaks';
 import { historyAndPauses, streakCall } from '../../services/streak-calls';
 import type { StreakRanking, StreakRankingsQuery, StreakSummary, StreaksQuery, UserStreak, UserStreakQuery } from '../../wire/app';
 import { streakRankings } from '../../services/streak-rankings';
