@@ -6,6 +6,7 @@ import { erasureHash } from './privacy';
 import { UnreadableRecord } from './dead-letters';
 import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRIBED_FIELD, ZONE_FIELD } from '../domain/user-hash';
 import { joinGroup } from '../domain/leaderboards';
+import { StoredFields, versionBefore, writeUserState } from './user-state';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
@@ -94,7 +95,7 @@ export class Batch {
   readonly awards: AwardRow[] = [];
   readonly users = new Map<string, UserRow>();
   /** Latest value of each user field in this batch, with the entry id as its version. */
-  readonly fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
+  readonly fields = new Map<string, StoredFields>();
   /** Latest score of each board entry in this batch, versioned likewise. */
   readonly boardEntries = new Map<string, BoardEntryRow>();
   readonly boardEvents: BoardEventRow[] = [];
@@ -104,11 +105,8 @@ export class Batch {
   /** Operations other than events whose awards this batch writes (see writeOnce). */
   readonly operations: string[] = [];
   readonly records: UserChangeRecord[] = [];
-  /** The version of the batch's oldest entry ('' when it has none). */
-  readonly oldest: string;
 
   constructor(entries: StreamEntry[]) {
-    this.oldest = oldestVersion(entries);
     for (const [entryId, flat] of entries) {
       try {
         this.add(entryId, flat);
@@ -208,34 +206,11 @@ export async function keptAfterErasures(c: PoolClient, tenantId: string, entries
   });
 }
 
-/**
- * Rows for user_state, users in key order: {u, f: {field: [value, version]},
- * mx: the newest of those versions}.
- * Written by hand because a version (up to 19 digits) must stay a JSON number
- * and exact, which JSON.stringify cannot do.
- */
-function userStateJson(fields: Map<string, Map<string, [string | null, string]>>): string {
-  const rows: string[] = [];
-  for (const u of [...fields.keys()].sort()) {
-    const parts: string[] = [];
-    let mx = '';
-    for (const [f, [v, ver]] of fields.get(u)!) {
-      parts.push(`${JSON.stringify(f)}:[${v === null ? 'null' : JSON.stringify(v)},${ver}]`);
-      if (mx === '' || versionBefore(mx, ver)) mx = ver;
-    }
-    rows.push(`{"u":${JSON.stringify(u)},"f":{${parts.join(',')}},"mx":${mx}}`);
-  }
-  return `[${rows.join(',')}]`;
-}
-
 /** A stream entry id ('ms-seq') as one orderable number. */
 export function streamVersion(id: string): string {
   const [ms, seq] = id.split('-');
   return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
 }
-
-/** Whether one stream version (see streamVersion: digits, no leading zeros) is older than another. */
-const versionBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
 
 /** The version of the oldest of some stream entries ('' when none). */
 function oldestVersion(entries: StreamEntry[]): string {
@@ -259,12 +234,13 @@ function oldestVersion(entries: StreamEntry[]): string {
 export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch): Promise<void> {
   const first = await writeOnce(c, tenantId, batch);
   await writeUsers(c, tenantId, batch.users);
-  await writeUserState(c, tenantId, batch.fields, batch.oldest);
   await writeBoardEntries(c, tenantId, batch.boardEntries);
   await writeBoardEvents(c, tenantId, batch.boardEvents.filter((x) => first.has(x.e)));
   await writePeriods(c, tenantId, batch.periods);
   await writeCompletions(c, tenantId, batch.completions);
   await writeAwards(c, tenantId, batch.awards.filter((x) => first.has(x.e)));
+  // Last: it holds the tenant's user_state lock to the commit.
+  await writeUserState(c, tenantId, batch.fields);
 }
 
 /**
@@ -324,27 +300,6 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
      FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
      WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
     [tenantId, JSON.stringify(rows)],
-  );
-}
-
-/** The users' hash fields (user_state), each with its stream version. */
-async function writeUserState(c: PoolClient, tenantId: string, fields: Batch['fields'], oldest: string): Promise<void> {
-  if (!fields.size) return;
-  // Field by field, the newer version wins: two flushers may commit
-  // neighbouring batches in either order. The row's ver (the newest version
-  // it holds; NULL on rows from before the column) spares that comparison
-  // in the usual case, a row older than the whole batch ($3, its oldest
-  // record): then each of the batch's fields wins, and a plain merge gives
-  // the same row.
-  await c.query(
-    `INSERT INTO user_state AS s (tenant_id, user_id, fields, ver)
-     SELECT $1, x.u, x.f, x.mx FROM jsonb_to_recordset($2::jsonb) AS x(u text, f jsonb, mx bigint)
-     ON CONFLICT (tenant_id, user_id) DO UPDATE SET
-       fields = CASE WHEN s.ver < $3::bigint THEN s.fields || excluded.fields ELSE s.fields || coalesce(
-         (SELECT jsonb_object_agg(n.key, n.value) FROM jsonb_each(excluded.fields) AS n
-          WHERE s.fields->n.key IS NULL OR s.fields->n.key->1 < n.value->1), '{}') END,
-       ver = greatest(coalesce(s.ver, (SELECT max((n.value->>1)::bigint) FROM jsonb_each(s.fields) AS n)), excluded.ver)`,
-    [tenantId, userStateJson(fields), oldest],
   );
 }
 
