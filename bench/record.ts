@@ -52,7 +52,7 @@ type WalPart = { records: number; images: number };
  */
 async function walSpan(db: Pool, from: string, to: string, byNode: Map<string, WalPart>, byXid: Map<string, number>): Promise<void> {
   const { rows } = await db.query<{ node: string | null; xid: string; records: string; images: string }>(
-    `SELECT substring(block_ref from 'rel \\d+/\\d+/(\\d+)') AS node, CASE WHEN block_ref IS NULL THEN xid::text ELSE '' END AS xid,
+    `SELECT substring(block_ref from 'rel \\d+/\\d+/(\\d+)') AS node, CASE WHEN substring(block_ref from 'rel \\d+/\\d+/(\\d+)') IS NULL THEN xid::text ELSE '' END AS xid,
             sum(record_length - fpi_length)::text AS records, sum(fpi_length)::text AS images
      FROM pg_get_wal_records_info($1, $2) GROUP BY 1, 2`,
     [from, to],

@@ -84,6 +84,8 @@ function inKeyOrder<V>(m: Map<string, V>): V[] {
   return [...m.keys()].sort().map((k) => m.get(k)!);
 }
 
+const boardEntryKey = (board: string, run: number, group: string, user: string) => `${board}\0${run}\0${group}\0${user}`;
+
 type BoardEntryRow = { b: string; r: number; g: string; u: string; s: string | null; ver: string };
 
 /**
@@ -146,7 +148,7 @@ export class Batch {
       // newer version). Most records of a busy tenant's users.
       if (!(c.pr > 0) && !(c.rk > 0)) continue;
       const g = joinGroup(Array.isArray(c.g) ? c.g : []);
-      const entry = (u: string, score: string | null) => this.boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
+      const entry = (u: string, score: string | null) => this.boardEntries.set(boardEntryKey(c.i, c.r, g, u), { b: c.i, r: c.r, g, u, s: score, ver });
       entry(userId, c.rk > 0 ? c.sc : null);
       for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
       const none = (x: number) => (x < 0 ? null : x);
@@ -303,16 +305,31 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
   );
 }
 
-/** Live board entries (restored from on a rebuild), each with its stream version. */
+/**
+ * Live board entries (restored from on a rebuild), each with its stream
+ * version: the stored ones updated where older, then the rest upserted
+ * (an upsert locks each existing row first, a WAL record of its own: here
+ * only for an entry new to Postgres, or one already newer there).
+ */
 async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: Batch['boardEntries']): Promise<void> {
   if (!boardEntries.size) return;
+  const { rows: updated } = await c.query<{ b: string; r: number; g: string; u: string }>(
+    `UPDATE board_entries e SET score = x.s::double precision, ver = x.ver
+     FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
+     WHERE e.tenant_id = $1 AND e.leaderboard_id = x.b AND e.run = x.r AND e.grp = x.g AND e.user_id = x.u AND e.ver < x.ver
+     RETURNING e.leaderboard_id AS b, e.run AS r, e.grp AS g, e.user_id AS u`,
+    [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
+  );
+  const rest = new Map(boardEntries);
+  for (const x of updated) rest.delete(boardEntryKey(x.b, x.r, x.g, x.u));
+  if (!rest.size) return;
   await c.query(
     `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
      SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver
      FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
      ON CONFLICT (tenant_id, leaderboard_id, run, grp, user_id) DO UPDATE SET score = excluded.score, ver = excluded.ver
      WHERE board_entries.ver < excluded.ver`,
-    [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
+    [tenantId, JSON.stringify(inKeyOrder(rest))],
   );
 }
 

@@ -81,20 +81,30 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
     values: [tenantId, ids],
   });
   const stored = new Map(rows.map((r) => [r.user_id, r.state]));
-  const users: string[] = [];
-  const states: string[] = [];
+  // Rows that exist are updated and new ones inserted, each plainly: an
+  // upsert would lock each existing row first, a WAL record of its own.
+  const changed: string[][] = [[], []];
+  const created: string[][] = [[], []];
   for (const u of ids) {
     const old = stored.get(u);
     const fields: StoredFields = old === undefined ? new Map() : decodeState(old);
     if (!mergeFields(fields, batch.get(u)!) && old !== undefined) continue;
-    users.push(u);
-    states.push(encodeState(fields));
+    const to = old === undefined ? created : changed;
+    to[0]!.push(u);
+    to[1]!.push(encodeState(fields));
   }
-  if (!users.length) return;
-  await c.query({
-    name: 'user-state-write',
-    text: `INSERT INTO user_state (tenant_id, user_id, state) SELECT $1, x.u, x.s FROM unnest($2::text[], $3::text[]) AS x(u, s)
-           ON CONFLICT (tenant_id, user_id) DO UPDATE SET state = excluded.state`,
-    values: [tenantId, users, states],
-  });
+  if (changed[0]!.length) {
+    await c.query({
+      name: 'user-state-update',
+      text: `UPDATE user_state SET state = x.s FROM unnest($2::text[], $3::text[]) AS x(u, s) WHERE tenant_id = $1 AND user_id = x.u`,
+      values: [tenantId, ...changed],
+    });
+  }
+  if (created[0]!.length) {
+    await c.query({
+      name: 'user-state-insert',
+      text: `INSERT INTO user_state (tenant_id, user_id, state) SELECT $1, x.u, x.s FROM unnest($2::text[], $3::text[]) AS x(u, s)`,
+      values: [tenantId, ...created],
+    });
+  }
 }
