@@ -156,7 +156,8 @@ async function main(): Promise<void> {
     // Every page's first change after a checkpoint is logged whole: start each run right after one.
     await db.query('CHECKPOINT');
     const s0 = await sizes(db, schema);
-    const lsn = async () => (await db.query('SELECT pg_current_wal_lsn()::text AS l')).rows[0].l as string;
+    // pg_walinspect reads up to what is flushed (a commit flushes its own records).
+    const lsn = async () => (await db.query('SELECT pg_current_wal_flush_lsn()::text AS l')).rows[0].l as string;
     const [w0, c0] = [await wal(), await postgresCpu(db)];
     backends.reset();
     const lsn0 = await lsn();
