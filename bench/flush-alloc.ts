@@ -77,7 +77,7 @@ async function main(): Promise<void> {
               if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
               const values = (typeof q === 'string' ? v : q.values) as string[][];
               if (text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u)).map((u) => ({ user_id: u, state: states.get(u) })) };
-              if (text.includes('user_state')) values[1]!.forEach((u, i) => states.set(u, values[2]![i]!));
+              if (text.includes('user_state') && Array.isArray(values[2])) values[1]!.forEach((u, i) => states.set(u, values[2]![i]!));
               return { rows: [] };
             },
           };
