@@ -64,8 +64,9 @@ export function mergeFields(stored: StoredFields, batch: StoredFields): boolean 
  * Write a batch's fields (users -> fields), users in key order. Read, merged
  * here and written back under a lock on the tenant's user_state, held to
  * the commit: another flusher of the tenant reads the rows after this one
- * committed them (the callers take it last in their transaction, so it is
- * held briefly and nothing is waited on while holding it).
+ * committed them. The flusher takes it after every other write of the
+ * batch (only the batch's webhook step, inserts of rows of its own, follows),
+ * so it is held briefly and no row lock is waited on while holding it.
  */
 export async function writeUserState(c: PoolClient, tenantId: string, batch: Map<string, StoredFields>): Promise<void> {
   if (!batch.size) return;
