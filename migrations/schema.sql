@@ -6,6 +6,13 @@ CREATE FUNCTION laurel.audit_log_append_only() RETURNS trigger
     AS $$
     BEGIN RAISE EXCEPTION 'audit_log is append-only'; END $$;
 
+CREATE FUNCTION laurel.user_state_field(state text, field text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT
+    AS $$
+  SELECT g->>(i + 1) FROM jsonb_array_elements(state::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
+  WHERE g->>i = field
+$$;
+
 CREATE TABLE laurel.achievement_completions (
     tenant_id uuid NOT NULL,
     achievement_id uuid NOT NULL,
@@ -546,12 +553,9 @@ CREATE TABLE laurel.user_erasures (
 CREATE TABLE laurel.user_state (
     tenant_id uuid NOT NULL,
     user_id text NOT NULL,
-    fields jsonb NOT NULL,
-    ver bigint
+    state text NOT NULL
 )
 WITH (fillfactor='70');
-ALTER TABLE ONLY laurel.user_state ALTER COLUMN fields SET STORAGE MAIN;
-ALTER TABLE ONLY laurel.user_state ALTER COLUMN fields SET COMPRESSION lz4;
 
 CREATE TABLE laurel.users (
     tenant_id uuid NOT NULL,

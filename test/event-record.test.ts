@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { startServer, TestServer } from './helpers/harness';
 import { migrate, DEFAULT_TENANT_ID } from '../src/store/migrations';
+import { decodeState, mergeFields } from '../src/store/user-state';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
 /** The schema version before the events table was partitioned by month. */
@@ -157,4 +158,31 @@ t.test('ids and keys with quotes, backslashes, braces, commas and spaces, or spe
   await s.drain();
   const rows = await sql<{ user_id: string; idempotency_key: string; value: string }>(s, 'SELECT user_id, idempotency_key, value::text FROM events ORDER BY value');
   t.same(rows.map((r) => [r.user_id, r.idempotency_key, r.value]), odd.map((u, i) => [u, `k "${i}" \\ {,}`, String(i + 1)]));
+});
+
+t.test('user_state written as jsonb by the previous version is migrated with every value and version', async (t) => {
+  const schema = `test_up_${randomBytes(5).toString('hex')}`;
+  const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
+  t.teardown(async () => {
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.end();
+  });
+  await migrate(db, schema, 26); // the last step before user_state was packed (migrations/027)
+  await db.query(`SET search_path TO "${schema}"`);
+  // Field -> [value or null (deleted), version], versions wider than a double holds exactly.
+  const old = {
+    c: ['1795705435215', '1795705435216000000'], tz: ['Europe/London', '1795705435216000000'], m1: ['33', '1795705476583000002'],
+    n: [null, '1795705476583000002'], 'a:team': ['say "hi" \\ [x]', '1795705450732000003'],
+  };
+  const json = `{${Object.entries(old).map(([f, [v, ver]]) => `${JSON.stringify(f)}:[${JSON.stringify(v)},${ver}]`).join(',')}}`;
+  await db.query(`INSERT INTO user_state (tenant_id, user_id, fields, ver) VALUES ($1, 'u1', $2::jsonb, 1795705476583000002), ($1, 'u2', '{}', NULL)`, [DEFAULT_TENANT_ID, json]);
+  await migrate(db, schema);
+  const rows = (await db.query(`SELECT user_id, state, user_state_field(state, 'tz') AS tz, user_state_field(state, 'n') AS n FROM user_state ORDER BY user_id`)).rows;
+  t.same(Object.fromEntries(decodeState(rows[0].state)), old, 'every field with its value and exact version');
+  t.same([rows[0].tz, rows[0].n], ['Europe/London', null], 'one field read in SQL; a deleted one reads as absent');
+  t.same([...decodeState(rows[1].state)], [], 'an empty hash stays empty');
+  // A record older than a field keeps it; a newer one replaces it.
+  const fields = decodeState(rows[0].state);
+  mergeFields(fields, new Map([['m1', ['30', '1795705450732000003']], ['tz', ['UTC', '1795705476583000003']]]));
+  t.same([fields.get('m1')![0], fields.get('tz')![0]], ['33', 'UTC']);
 });

@@ -152,7 +152,7 @@ t.test('erasing a user removes them everywhere; only a tombstone stays', async (
   };
   t.same(await rarity(), { big: [1, 50], hello: [2, 100] });
   t.ok((await postgresMentions(s.schema, victim)).length > 5, 'Postgres held the user in many places');
-  t.same((await postgresMentions(s.schema, 'Victim')).sort(), ['user_state.fields', 'users.name', 'webhook_deliveries.payload'], 'their name: in the profile, and the outbox');
+  t.same((await postgresMentions(s.schema, 'Victim')).sort(), ['user_state.state', 'users.name', 'webhook_deliveries.payload'], 'their name: in the profile, and the outbox');
   const snapshots = await query(s.schema, `SELECT payload FROM webhook_deliveries WHERE type = 'leaderboard.changed'`);
   t.ok(snapshots.some((p) => p.includes(victim)), 'leaderboard snapshots in the outbox rank them');
 

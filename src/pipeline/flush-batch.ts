@@ -6,6 +6,7 @@ import { erasureHash } from '../store/privacy';
 import { UnreadableRecord } from './dead-letters';
 import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRIBED_FIELD, ZONE_FIELD } from '../domain/user-hash';
 import { joinGroup } from '../domain/leaderboards';
+import { StoredFields, versionBefore, writeUserState } from '../store/user-state';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
@@ -83,6 +84,8 @@ function inKeyOrder<V>(m: Map<string, V>): V[] {
   return [...m.keys()].sort().map((k) => m.get(k)!);
 }
 
+const boardEntryKey = (board: string, run: number, group: string, user: string) => `${board}\0${run}\0${group}\0${user}`;
+
 type BoardEntryRow = { b: string; r: number; g: string; u: string; s: string | null; ver: string };
 
 /**
@@ -94,7 +97,7 @@ export class Batch {
   readonly awards: AwardRow[] = [];
   readonly users = new Map<string, UserRow>();
   /** Latest value of each user field in this batch, with the entry id as its version. */
-  readonly fields = new Map<string, Map<string, [value: string | null, ver: string]>>();
+  readonly fields = new Map<string, StoredFields>();
   /** Latest score of each board entry in this batch, versioned likewise. */
   readonly boardEntries = new Map<string, BoardEntryRow>();
   readonly boardEvents: BoardEventRow[] = [];
@@ -104,11 +107,8 @@ export class Batch {
   /** Operations other than events whose awards this batch writes (see writeOnce). */
   readonly operations: string[] = [];
   readonly records: UserChangeRecord[] = [];
-  /** The version of the batch's oldest entry ('' when it has none). */
-  readonly oldest: string;
 
   constructor(entries: StreamEntry[]) {
-    this.oldest = oldestVersion(entries);
     for (const [entryId, flat] of entries) {
       try {
         this.add(entryId, flat);
@@ -148,7 +148,7 @@ export class Batch {
       // newer version). Most records of a busy tenant's users.
       if (!(c.pr > 0) && !(c.rk > 0)) continue;
       const g = joinGroup(Array.isArray(c.g) ? c.g : []);
-      const entry = (u: string, score: string | null) => this.boardEntries.set(`${c.i}\0${c.r}\0${g}\0${u}`, { b: c.i, r: c.r, g, u, s: score, ver });
+      const entry = (u: string, score: string | null) => this.boardEntries.set(boardEntryKey(c.i, c.r, g, u), { b: c.i, r: c.r, g, u, s: score, ver });
       entry(userId, c.rk > 0 ? c.sc : null);
       for (const u of Array.isArray(c.ev) ? c.ev : []) entry(u, null);
       const none = (x: number) => (x < 0 ? null : x);
@@ -208,34 +208,11 @@ export async function keptAfterErasures(c: PoolClient, tenantId: string, entries
   });
 }
 
-/**
- * Rows for user_state, users in key order: {u, f: {field: [value, version]},
- * mx: the newest of those versions}.
- * Written by hand because a version (up to 19 digits) must stay a JSON number
- * and exact, which JSON.stringify cannot do.
- */
-function userStateJson(fields: Map<string, Map<string, [string | null, string]>>): string {
-  const rows: string[] = [];
-  for (const u of [...fields.keys()].sort()) {
-    const parts: string[] = [];
-    let mx = '';
-    for (const [f, [v, ver]] of fields.get(u)!) {
-      parts.push(`${JSON.stringify(f)}:[${v === null ? 'null' : JSON.stringify(v)},${ver}]`);
-      if (mx === '' || versionBefore(mx, ver)) mx = ver;
-    }
-    rows.push(`{"u":${JSON.stringify(u)},"f":{${parts.join(',')}},"mx":${mx}}`);
-  }
-  return `[${rows.join(',')}]`;
-}
-
 /** A stream entry id ('ms-seq') as one orderable number. */
 export function streamVersion(id: string): string {
   const [ms, seq] = id.split('-');
   return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
 }
-
-/** Whether one stream version (see streamVersion: digits, no leading zeros) is older than another. */
-const versionBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
 
 /** The version of the oldest of some stream entries ('' when none). */
 function oldestVersion(entries: StreamEntry[]): string {
@@ -259,12 +236,13 @@ function oldestVersion(entries: StreamEntry[]): string {
 export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch): Promise<void> {
   const first = await writeOnce(c, tenantId, batch);
   await writeUsers(c, tenantId, batch.users);
-  await writeUserState(c, tenantId, batch.fields, batch.oldest);
   await writeBoardEntries(c, tenantId, batch.boardEntries);
   await writeBoardEvents(c, tenantId, batch.boardEvents.filter((x) => first.has(x.e)));
   await writePeriods(c, tenantId, batch.periods);
   await writeCompletions(c, tenantId, batch.completions);
   await writeAwards(c, tenantId, batch.awards.filter((x) => first.has(x.e)));
+  // Last: it holds the tenant's user_state lock to the commit.
+  await writeUserState(c, tenantId, batch.fields);
 }
 
 /**
@@ -327,37 +305,31 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
   );
 }
 
-/** The users' hash fields (user_state), each with its stream version. */
-async function writeUserState(c: PoolClient, tenantId: string, fields: Batch['fields'], oldest: string): Promise<void> {
-  if (!fields.size) return;
-  // Field by field, the newer version wins: two flushers may commit
-  // neighbouring batches in either order. The row's ver (the newest version
-  // it holds; NULL on rows from before the column) spares that comparison
-  // in the usual case, a row older than the whole batch ($3, its oldest
-  // record): then each of the batch's fields wins, and a plain merge gives
-  // the same row.
-  await c.query(
-    `INSERT INTO user_state AS s (tenant_id, user_id, fields, ver)
-     SELECT $1, x.u, x.f, x.mx FROM jsonb_to_recordset($2::jsonb) AS x(u text, f jsonb, mx bigint)
-     ON CONFLICT (tenant_id, user_id) DO UPDATE SET
-       fields = CASE WHEN s.ver < $3::bigint THEN s.fields || excluded.fields ELSE s.fields || coalesce(
-         (SELECT jsonb_object_agg(n.key, n.value) FROM jsonb_each(excluded.fields) AS n
-          WHERE s.fields->n.key IS NULL OR s.fields->n.key->1 < n.value->1), '{}') END,
-       ver = greatest(coalesce(s.ver, (SELECT max((n.value->>1)::bigint) FROM jsonb_each(s.fields) AS n)), excluded.ver)`,
-    [tenantId, userStateJson(fields), oldest],
-  );
-}
-
-/** Live board entries (restored from on a rebuild), each with its stream version. */
+/**
+ * Live board entries (restored from on a rebuild), each with its stream
+ * version: the stored ones updated where older, then the rest upserted
+ * (an upsert locks each existing row first, a WAL record of its own: here
+ * only for an entry new to Postgres, or one already newer there).
+ */
 async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: Batch['boardEntries']): Promise<void> {
   if (!boardEntries.size) return;
+  const { rows: updated } = await c.query<{ b: string; r: number; g: string; u: string }>(
+    `UPDATE board_entries e SET score = x.s::double precision, ver = x.ver
+     FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
+     WHERE e.tenant_id = $1 AND e.leaderboard_id = x.b AND e.run = x.r AND e.grp = x.g AND e.user_id = x.u AND e.ver < x.ver
+     RETURNING e.leaderboard_id AS b, e.run AS r, e.grp AS g, e.user_id AS u`,
+    [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
+  );
+  const rest = new Map(boardEntries);
+  for (const x of updated) rest.delete(boardEntryKey(x.b, x.r, x.g, x.u));
+  if (!rest.size) return;
   await c.query(
     `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
      SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver
      FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
      ON CONFLICT (tenant_id, leaderboard_id, run, grp, user_id) DO UPDATE SET score = excluded.score, ver = excluded.ver
      WHERE board_entries.ver < excluded.ver`,
-    [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
+    [tenantId, JSON.stringify(inKeyOrder(rest))],
   );
 }
 

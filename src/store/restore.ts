@@ -9,6 +9,7 @@ import type { TenantConfig, TenantConfigs } from './tenant-config';
 import { awardId } from '../domain/points';
 import { encodeAward, encodeBoardChange, encodeList, encodeRecent, RECENT_KEPT, recentAwardsField, recentBoardField, TRACKED_FIELD } from '../domain/recent-history';
 import type { Tenant, Tenants } from './tenants';
+import { stateValues } from './user-state';
 
 const PAGE = 5000;
 
@@ -37,15 +38,15 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
   let users = 0;
   let after = '';
   for (;;) {
-    const { rows: page } = await db.query<{ user_id: string; fields: Record<string, [string | null, unknown]> }>(
-      'SELECT user_id, fields FROM user_state WHERE tenant_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3',
+    const { rows: page } = await db.query<{ user_id: string; state: string }>(
+      'SELECT user_id, state FROM user_state WHERE tenant_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3',
       [t.id, after, PAGE],
     );
     if (page.length === 0) break;
     const pipe = redis.pipeline();
     for (const r of page) {
       const set: string[] = [];
-      for (const [field, [value]] of Object.entries(r.fields)) if (value !== null) set.push(field, value);
+      for (const [field, value] of stateValues(r.state)) set.push(field, value);
       if (set.length) pipe.hset(tk.user(r.user_id), ...set);
       // Rebuilt from Postgres, which holds everything: the user's recent history is known whole.
       pipe.set(tk.recent(r.user_id), encodeRecent(new Map([[TRACKED_FIELD, '1'], ...(recent.get(r.user_id) ?? [])])));

@@ -13,6 +13,7 @@ import { PROFILE_FIELDS } from '../domain/users';
 import type { WebhookEvent, WebhookEventType } from './events';
 import { enqueue, subscribedTypes } from './outbox';
 import { activeChannels, enqueueMessages, QueuedMessage } from '../store/messages';
+import { stateValues } from '../store/user-state';
 import { messageChannels } from '../domain/messages';
 import type { MessageChannel } from '../wire/admin';
 import { isUnavailable } from '../errors';
@@ -77,14 +78,14 @@ export class WebhookDeriver implements BatchHook {
     if (cfg.streak?.enabled) fields.push(streakField(FREQ_CODE[cfg.streak.frequency]));
     const keep = new Set(fields);
     const tracked = (f: string) => keep.has(f) || f.startsWith(ATTRIBUTE_PREFIX);
-    const { rows } = await c.query<{ user_id: string; fields: Record<string, [string | null, unknown]> }>(
-      'SELECT user_id, fields FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2)',
+    const { rows } = await c.query<{ user_id: string; state: string }>(
+      'SELECT user_id, state FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2)',
       [t.id, ids],
     );
     const state = new Map<string, Map<string, string>>(ids.map((id) => [id, new Map()]));
     for (const r of rows) {
       const mine = state.get(r.user_id)!;
-      for (const [f, [value]] of Object.entries(r.fields)) if (value !== null && tracked(f)) mine.set(f, value);
+      for (const [f, value] of stateValues(r.state)) if (tracked(f)) mine.set(f, value);
     }
     return { cfg, state, tracked };
   }

@@ -1,0 +1,111 @@
+import type { PoolClient } from 'pg';
+
+/*
+ * user_state: each user hash as one row, every field with the stream version
+ * of the record that last wrote it (two flushers may commit neighbouring
+ * batches in either order, and an older record must not take a field back).
+ *
+ * Stored as JSON text grouping the fields by version, oldest group first:
+ *   [[version, field, value, field, value, ...], ...]
+ * (a value null: deleted; versions as strings, exact). A version is written
+ * once per group instead of once per field, and no jsonb structure is kept
+ * around each value: a third of the old row. An update rewrites the row, and
+ * Postgres logs only the bytes between the first and the last that differ
+ * when the new version stays on the page (fillfactor): the oldest groups
+ * (profile, achievements, first-event fields) lead and seldom change.
+ */
+
+/** A user's stored fields: field -> [value (null: deleted), stream version]. */
+export type StoredFields = Map<string, [value: string | null, ver: string]>;
+
+/** Whether one stream version (decimal digits, no leading zeros) is older than another. */
+export const versionBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
+
+export function decodeState(text: string): StoredFields {
+  const out: StoredFields = new Map();
+  for (const g of JSON.parse(text) as (string | null)[][]) {
+    const ver = g[0]!;
+    for (let i = 1; i + 1 < g.length; i += 2) out.set(g[i]!, [g[i + 1]!, ver]);
+  }
+  return out;
+}
+
+/** The fields a user has (deleted ones left out). */
+export function stateValues(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [f, [v]] of decodeState(text)) if (v !== null) out.set(f, v);
+  return out;
+}
+
+export function encodeState(fields: StoredFields): string {
+  const groups = new Map<string, (string | null)[]>();
+  for (const f of [...fields.keys()].sort()) {
+    const [v, ver] = fields.get(f)!;
+    let g = groups.get(ver);
+    if (!g) groups.set(ver, (g = [ver]));
+    g.push(f, v);
+  }
+  return JSON.stringify([...groups.keys()].sort((a, b) => (versionBefore(a, b) ? -1 : 1)).map((ver) => groups.get(ver)!));
+}
+
+/** Merge a batch's fields into the stored ones, the newer version winning field by field. Whether anything changed. */
+export function mergeFields(stored: StoredFields, batch: StoredFields): boolean {
+  let changed = false;
+  for (const [f, [v, ver]] of batch) {
+    const old = stored.get(f);
+    if (old && !versionBefore(old[1], ver)) continue;
+    stored.set(f, [v, ver]);
+    changed = true;
+  }
+  return changed;
+}
+
+/**
+ * Write a batch's fields (users -> fields), users in key order. Read, merged
+ * here and written back under a lock on the tenant's user_state, held to
+ * the commit: another flusher of the tenant reads the rows after this one
+ * committed them. The flusher takes it after every other write of the
+ * batch (only the batch's webhook step, inserts of rows of its own, follows),
+ * so it is held briefly and no row lock is waited on while holding it.
+ */
+export async function writeUserState(c: PoolClient, tenantId: string, batch: Map<string, StoredFields>): Promise<void> {
+  if (!batch.size) return;
+  const ids = [...batch.keys()].sort();
+  await c.query({
+    name: 'user-state-lock',
+    text: `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':user_state:' || $1, 0))`,
+    values: [tenantId],
+  });
+  const { rows } = await c.query<{ user_id: string; state: string }>({
+    name: 'user-state-read',
+    text: 'SELECT user_id, state FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2::text[])',
+    values: [tenantId, ids],
+  });
+  const stored = new Map(rows.map((r) => [r.user_id, r.state]));
+  // Rows that exist are updated and new ones inserted, each plainly: an
+  // upsert would lock each existing row first, a WAL record of its own.
+  const changed: string[][] = [[], []];
+  const created: string[][] = [[], []];
+  for (const u of ids) {
+    const old = stored.get(u);
+    const fields: StoredFields = old === undefined ? new Map() : decodeState(old);
+    if (!mergeFields(fields, batch.get(u)!) && old !== undefined) continue;
+    const to = old === undefined ? created : changed;
+    to[0]!.push(u);
+    to[1]!.push(encodeState(fields));
+  }
+  if (changed[0]!.length) {
+    await c.query({
+      name: 'user-state-update',
+      text: `UPDATE user_state SET state = x.s FROM unnest($2::text[], $3::text[]) AS x(u, s) WHERE tenant_id = $1 AND user_id = x.u`,
+      values: [tenantId, ...changed],
+    });
+  }
+  if (created[0]!.length) {
+    await c.query({
+      name: 'user-state-insert',
+      text: `INSERT INTO user_state (tenant_id, user_id, state) SELECT $1, x.u, x.s FROM unnest($2::text[], $3::text[]) AS x(u, s)`,
+      values: [tenantId, ...created],
+    });
+  }
+}
