@@ -13,5 +13,6 @@ export * from './calls/achievement-complete';
 export * from './calls/streak';
 export * from './calls/board-read';
 export * from './calls/small';
+export * from './calls/league';
 export * from './change-record';
 export * from './retry';

@@ -4,10 +4,11 @@ import type { ErrorBody } from '../../wire/app';
 import { adminOperations } from './admin-operations';
 import { appOperations } from './app-operations';
 import { messageOperations } from './message-operations';
+import { leagueOperations } from './league-operations';
 import { buildDocument } from './document';
 
 /** Every described operation; a route missing here is missing from the document (and test/openapi fails). */
-export const operations = [...appOperations, ...adminOperations, ...messageOperations];
+export const operations = [...appOperations, ...adminOperations, ...messageOperations, ...leagueOperations];
 
 export const openApiDocument = () => buildDocument(operations, typia.json.schema<ErrorBody>());
 
