@@ -100,3 +100,73 @@ t.test('200 parallel first events into one tier', async (t) => {
   t.equal(seen.length, 200, 'everybody in a cohort');
   t.equal(new Set(seen).size, 200, 'nobody in two');
 });
+
+t.test('finalization: zones at full and partial cohorts, each step repeated as after a crash, nothing twice', async (t) => {
+  const s = await startServer(t);
+  const { xp } = await s.metrics(['xp']);
+  await s.call('POST', '/admin/v1/webhooks', { body: [{ url: 'http://127.0.0.1:9/hook', eventTypes: ['league.promoted', 'league.relegated', 'league.finished'] }] });
+  await league(s, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: xp!.id, cadence: 'weekly', cohortSize: 4, tiers: TIERS, timeZone: 'UTC' });
+  for (const [u, v] of [['a', 60], ['b', 50], ['c', 40], ['d', 30], ['e', 20], ['f', 10]] as const) await s.event('xp', { user: { id: u }, value: v });
+  await s.drain();
+  const run = Math.floor((20522 + 3) / 7);
+  const { ctx } = s.app;
+  const tenant = (await ctx.tenants.all())[0]!;
+  const l = (await ctx.configs.get(tenant)).leaguesByKey.get('wk')!;
+  const { makeDurable, laterSteps, finalizeLeagues } = await import('../src/scheduler/leagues');
+  const count = async (sql: string) => (await ctx.db.query(sql)).rows[0].n as number;
+  const hooks = (type: string) => count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE type = '${type}'`);
+
+  await s.app.scheduler.runOnce();
+  t.equal(await count('SELECT count(*)::int AS n FROM league_results'), 0, 'nothing before the boundary');
+  s.clock.set('2026-03-16T00:00:30Z');
+  // Step 1 twice (a crash before step 2 makes the next pass redo it).
+  t.equal(await makeDurable(ctx, tenant, l, run), 'durable');
+  t.equal(await makeDurable(ctx, tenant, l, run), 'durable');
+  t.equal(await count('SELECT count(*)::int AS n FROM league_results'), 6);
+  t.same([await hooks('league.promoted'), await hooks('league.relegated'), await hooks('league.finished')], [3, 0, 1], 'a, b from the full cohort; e alone from the half one');
+  // b plays the new run before the tiers are applied: the outcome is read from the frozen cohort.
+  const early = await s.event('xp', { user: { id: 'b' }, value: 5 });
+  t.match(early.body.leagues.wk, { tier: 'silver', rank: 1 });
+  t.match((await s.call('GET', '/v1/users/a/leagues/wk')).body, { tier: { key: 'silver', index: 1 }, cohort: null });
+  // A late event of the closed run moves nothing.
+  await laterSteps(ctx, tenant, l, run, 'durable');
+  await laterSteps(ctx, tenant, l, run, 'durable');
+  await finalizeLeagues(ctx, tenant);
+  await finalizeLeagues(ctx, tenant);
+  t.equal(await count(`SELECT count(*)::int AS n FROM league_runs WHERE state = 'freed'`), 1);
+  t.same([await hooks('league.promoted'), await hooks('league.relegated'), await hooks('league.finished')], [3, 0, 1], 'no webhook twice');
+  const finished = JSON.parse((await ctx.db.query(`SELECT payload FROM webhook_deliveries WHERE type = 'league.finished'`)).rows[0].payload);
+  t.same(finished, { type: 'league.finished', league: { key: 'wk', name: 'Weekly' }, run: { start: '2026-03-09', end: '2026-03-15' }, cohorts: 2, participants: 6, promoted: 3, relegated: 0 });
+  const promo = JSON.parse((await ctx.db.query(`SELECT payload FROM webhook_deliveries WHERE type = 'league.promoted' AND payload LIKE '%"id":"e"%'`)).rows[0].payload);
+  t.same(promo, { type: 'league.promoted', league: { key: 'wk', name: 'Weekly' }, user: { id: 'e' }, run: { start: '2026-03-09', end: '2026-03-15' }, fromTier: 'bronze', toTier: 'silver', rank: 1, value: 20 });
+
+  const hist = await s.call('GET', '/v1/users/a/leagues/wk/history');
+  t.same(hist.body, [{ start: '2026-03-09', end: '2026-03-15', cohortId: `${run}-0-1`, tier: 'bronze', rank: 1, value: 60, outcome: 'promoted', newTier: 'silver' }]);
+  t.match((await s.call('GET', '/v1/users/c/leagues/wk')).body, { tier: { key: 'bronze' }, lastResult: { outcome: 'stayed', rank: 3 } });
+  t.match((await s.call('GET', '/v1/users/f/leagues/wk')).body, { tier: { key: 'bronze' }, lastResult: { outcome: 'stayed', rank: 2 } });
+  t.match((await s.call('GET', '/v1/users/e/leagues/wk')).body, { tier: { key: 'silver' } });
+  const old = await s.call('GET', `/v1/leagues/wk/cohorts/${run}-0-1`);
+  t.same(old.body.rankings.map((r: { userId: string; rank: number; value: number }) => `${r.rank}:${r.userId}:${r.value}`), ['1:a:60', '2:b:50', '3:c:40', '4:d:30'], 'a finished cohort reads from Postgres');
+  const left = (await ctx.redis.keys(`${ctx.keys.tenant(tenant.slot).leaguePrefix}${l.slot}:${run}*`));
+  t.same(left, [], "the finished run's Redis keys are freed");
+  // a joins the new run in silver too, with the settled tier.
+  t.match((await s.event('xp', { user: { id: 'a' }, value: 1 })).body.leagues.wk, { tier: 'silver', cohortId: `${run + 1}-1-1`, rank: 2 });
+});
+
+t.test('a league in a zone other than UTC ends at its own midnight', async (t) => {
+  const s = await startServer(t);
+  const { xp } = await s.metrics(['xp']);
+  await league(s, { key: 'day', name: 'Daily', rankBy: 'metric', metricId: xp!.id, cadence: 'daily', cohortSize: 2, tiers: TIERS.slice(1).map((x, i) => ({ ...x, relegate: i === 0 ? 0 : 1, promote: i === 0 ? 1 : 0 })), timeZone: 'Asia/Tokyo' });
+  // 12:00 UTC is 21:00 in Tokyo: the run is Tokyo's 10 March.
+  const ev = await s.event('xp', { user: { id: 'a', tz: 'America/Los_Angeles' }, value: 3 });
+  await s.event('xp', { user: { id: 'b' }, value: 2 });
+  t.match((await s.call('GET', '/v1/users/a/leagues/wk'.replace('wk', 'day'))).body.run, { start: '2026-03-10', end: '2026-03-10' });
+  t.ok(ev.body.leagues.day);
+  s.clock.set('2026-03-10T14:59:00Z');
+  await s.app.scheduler.runOnce();
+  t.same((await s.call('GET', '/v1/users/a/leagues/day/history')).body, [], 'not before midnight in Tokyo');
+  s.clock.set('2026-03-10T15:00:30Z');
+  await s.app.scheduler.runOnce();
+  t.match((await s.call('GET', '/v1/users/a/leagues/day/history')).body, [{ start: '2026-03-10', outcome: 'promoted', tier: 'silver', newTier: 'gold' }]);
+  t.match((await s.call('GET', '/v1/users/b/leagues/day')).body, { tier: { key: 'silver' }, run: { start: '2026-03-11' }, lastResult: { outcome: 'stayed' } });
+});

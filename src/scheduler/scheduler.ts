@@ -20,6 +20,7 @@ import { retentionPass } from './retention';
 import { PERCENTILES_REFRESH_MS, refreshPercentiles } from '../store/wrapped-percentiles';
 import { ZONE_FIELD } from '../domain/user-hash';
 import { EventRecordUpkeep } from './event-record';
+import { finalizeLeagues } from './leagues';
 
 const BATCH = 500;
 /** Users a streak sweep visits per scheduler pass. */
@@ -95,6 +96,7 @@ export class Scheduler {
     await this.eventRecord.run().catch((err) => this.ctx.log.warn('event partition upkeep failed', { err: (err as Error).message }));
     for (const t of await this.ctx.tenants.all()) {
       await this.leaderboards(t);
+      await finalizeLeagues(this.ctx, t);
       await announceRuns(this.ctx, t, this.ctx.clock.now());
       await announceBoosts(this.ctx, t, this.ctx.clock.now());
       await this.reviewAchievements(t);
