@@ -170,3 +170,68 @@ t.test('a league in a zone other than UTC ends at its own midnight', async (t) =
   t.match((await s.call('GET', '/v1/users/a/leagues/day/history')).body, [{ start: '2026-03-10', outcome: 'promoted', tier: 'silver', newTier: 'gold' }]);
   t.match((await s.call('GET', '/v1/users/b/leagues/day')).body, { tier: { key: 'silver' }, run: { start: '2026-03-11' }, lastResult: { outcome: 'stayed' } });
 });
+
+t.test('a Redis wipe and a rebuild from Postgres keep tiers, cohorts, rankings and history', async (t) => {
+  const a = await startServer(t);
+  const { xp } = await a.metrics(['xp']);
+  await league(a, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: xp!.id, cadence: 'weekly', cohortSize: 4, tiers: TIERS, timeZone: 'UTC' });
+  for (const [u, v] of [['a', 60], ['b', 50], ['c', 40], ['d', 30], ['e', 20]] as const) await a.event('xp', { user: { id: u }, value: v });
+  a.clock.set('2026-03-16T00:00:30Z');
+  await a.app.scheduler.runOnce();
+  // The new run: a and b in silver, c in bronze; then c ties with nobody, d joins after.
+  for (const [u, v] of [['a', 7], ['c', 9], ['b', 7], ['d', 9]] as const) await a.event('xp', { user: { id: u }, value: v });
+  await a.drain();
+  const users = ['a', 'b', 'c', 'd', 'e'];
+  const read = async (s: TestServer) => Promise.all(users.flatMap((u) => [s.call('GET', `/v1/users/${u}/leagues/wk`), s.call('GET', `/v1/users/${u}/leagues/wk/history`)]).map(async (p) => (await p).body));
+  const before = await read(a);
+  await a.app.close();
+  const { purgePrefix } = await import('./helpers/harness');
+  await purgePrefix(a.prefix);
+  const b = await startServer(t, { DATABASE_SCHEMA: a.schema, REDIS_KEY_PREFIX: a.prefix, ADMIN_API_KEY: a.adminKey });
+  b.clock.set(a.clock.now());
+  t.same(await read(b), before, 'every read answers as before');
+  t.match(before[0], { tier: { key: 'silver' }, rank: 1, value: 7, cohort: { size: 2 } }, 'a leads silver (first to 7)');
+  // Joining and scoring go on where they were: ties still go to the first to reach a value.
+  t.match((await b.event('xp', { user: { id: 'e' }, value: 7 })).body.leagues.wk, { tier: 'bronze', rank: 3 }, 'e (alone last run: stayed) joins c and d');
+  t.match((await b.event('xp', { user: { id: 'c' }, value: 1 })).body.leagues.wk, { rank: 1, previousRank: 1, value: 10 });
+});
+
+t.test('erasure takes the user out of their cohort and history; the export has their history', async (t) => {
+  const s = await startServer(t);
+  const { xp } = await s.metrics(['xp']);
+  await league(s, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: xp!.id, cadence: 'weekly', cohortSize: 3, tiers: TIERS.map((x) => ({ ...x, promote: Math.min(x.promote, 1), relegate: Math.min(x.relegate, 1) })), timeZone: 'UTC' });
+  for (const [u, v] of [['a', 30], ['b', 20], ['c', 10]] as const) await s.event('xp', { user: { id: u }, value: v });
+  s.clock.set('2026-03-16T00:00:30Z');
+  await s.app.scheduler.runOnce();
+  for (const [u, v] of [['x', 30], ['a', 20], ['y', 10]] as const) await s.event('xp', { user: { id: u }, value: v });
+  await s.drain();
+  const exp = await s.call('GET', '/admin/v1/users/a/export');
+  t.same(exp.body.leagues, [{ key: 'wk', start: '2026-03-09', end: '2026-03-15', cohortId: `${Math.floor((20522 + 3) / 7)}-0-1`, tier: 'bronze', rank: 1, value: 30, outcome: 'promoted', newTier: 'silver' }]);
+  const before = (await s.call('GET', '/v1/users/x/leagues/wk')).body.cohort;
+  t.same(before.rankings.map((r: { userId: string }) => r.userId), ['x', 'y'], 'a plays silver; x and y bronze');
+  const c = (await s.call('GET', '/v1/users/b/leagues/wk')).body;
+  t.match(c, { tier: { key: 'bronze' }, lastResult: { outcome: 'stayed' } });
+  // Erase b (in history only) and y (in the live cohort).
+  t.equal((await s.call('DELETE', '/admin/v1/users/y')).status, 200);
+  const after = (await s.call('GET', '/v1/users/x/leagues/wk')).body.cohort;
+  t.same(after.rankings.map((r: { userId: string; rank: number }) => `${r.rank}:${r.userId}`), ['1:x'], 'y left at once');
+  t.equal((await s.call('DELETE', '/admin/v1/users/b')).status, 200);
+  t.equal((await s.call('GET', '/v1/users/b/leagues/wk')).status, 404);
+  const old = await s.call('GET', `/v1/leagues/wk/cohorts/${Math.floor((20522 + 3) / 7)}-0-1`);
+  t.same(old.body.rankings.map((r: { userId: string }) => r.userId), ['a', 'c'], 'b is gone from the finished cohort');
+  t.equal((await s.app.ctx.db.query(`SELECT count(*)::int AS n FROM league_results WHERE user_id IN ('b', 'y')`)).rows[0].n, 0);
+  // The room y left is filled by the next newcomer.
+  t.match((await s.event('xp', { user: { id: 'z' }, value: 1 })).body.leagues.wk, { cohortId: before.id });
+});
+
+t.test('@trophyso/node parses an event response that carries leagues', async (t) => {
+  const { TrophyApiClient } = await import('@trophyso/node');
+  const s = await startServer(t);
+  const { xp } = await s.metrics(['xp']);
+  await league(s, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: xp!.id, cadence: 'weekly', tiers: TIERS });
+  const trophy = new TrophyApiClient({ apiKey: s.adminKey, environment: { api: `${s.url}/v1`, admin: `${s.url}/admin/v1` } });
+  const ev = await trophy.metrics.event('xp', { user: { id: 'sdk' }, value: 4 });
+  t.equal(ev.total, 4);
+  const raw = await s.event('xp', { user: { id: 'sdk' }, value: 1 });
+  t.match(raw.body.leagues.wk, { tier: 'bronze', rank: 1, value: 5 }, 'the response the SDK parsed carries leagues');
+});
