@@ -128,7 +128,11 @@ t.test('finalization: zones at full and partial cohorts, each step repeated as a
   const early = await s.event('xp', { user: { id: 'b' }, value: 5 });
   t.match(early.body.leagues.wk, { tier: 'silver', rank: 1 });
   t.match((await s.call('GET', '/v1/users/a/leagues/wk')).body, { tier: { key: 'silver', index: 1 }, cohort: null });
-  // A late event of the closed run moves nothing.
+  // An event computed before the boundary and run after the close moves nothing.
+  s.clock.set('2026-03-15T23:59:59Z');
+  const late = await s.event('xp', { user: { id: 'c' }, value: 100 });
+  t.same(late.body.leagues, {}, 'a closed run takes no event');
+  s.clock.set('2026-03-16T00:00:30Z');
   await laterSteps(ctx, tenant, l, run, 'durable');
   await laterSteps(ctx, tenant, l, run, 'durable');
   await finalizeLeagues(ctx, tenant);
@@ -147,8 +151,9 @@ t.test('finalization: zones at full and partial cohorts, each step repeated as a
   t.match((await s.call('GET', '/v1/users/e/leagues/wk')).body, { tier: { key: 'silver' } });
   const old = await s.call('GET', `/v1/leagues/wk/cohorts/${run}-0-1`);
   t.same(old.body.rankings.map((r: { userId: string; rank: number; value: number }) => `${r.rank}:${r.userId}:${r.value}`), ['1:a:60', '2:b:50', '3:c:40', '4:d:30'], 'a finished cohort reads from Postgres');
-  const left = (await ctx.redis.keys(`${ctx.keys.tenant(tenant.slot).leaguePrefix}${l.slot}:${run}*`));
-  t.same(left, [], "the finished run's Redis keys are freed");
+  const runKey = ctx.keys.tenant(tenant.slot).leagueRun(l.slot, run);
+  t.same(await ctx.redis.keys(`${runKey}*`), [runKey], "the finished run's cohorts are freed");
+  t.same(await ctx.redis.hgetall(runKey), { t: '4503599627370496' }, 'its hash is left as a closed counter alone');
   // a joins the new run in silver too, with the settled tier.
   t.match((await s.event('xp', { user: { id: 'a' }, value: 1 })).body.leagues.wk, { tier: 'silver', cohortId: `${run + 1}-1-1`, rank: 2 });
 });

@@ -1,14 +1,24 @@
 -- Leagues (src/domain/leagues.ts, docs/leagues.md): at a user's first
 -- scoring event of a run they join a cohort of their tier, here, inside the
 -- event's own call. Keys (src/redis/keys.ts leaguePrefix): '<p><slot>' state
--- ('o' newest run an event reached: older runs are closed; 'd' last run
--- applied to the tiers), '<p><slot>:t' settled tiers, '<p><slot>:<run>' the
--- run ('n<tier>' cohorts opened, 'f<tier>' oldest cohort that may have room,
--- 't' tie counter, 'cf' parameters), '<p><slot>:<run>:<tier>:<no>' a cohort
--- (packed scores as leaderboards: value * 2^22 + (2^22 - 1 - tick)).
+-- ('d' last run applied to the tiers), '<p><slot>:t' settled tiers,
+-- '<p><slot>:<run>' the run ('n<tier>' cohorts opened, 'f<tier>' oldest
+-- cohort that may have room, 't' tie counter, 'cf' parameters),
+-- '<p><slot>:<run>:<tier>:<no>' a cohort (packed scores as leaderboards:
+-- value * 2^22 + (2^22 - 1 - tick)). A closed run's tie counter is at least
+-- LG_CLOSED: the one HINCRBY an event makes anyway also says whether it may
+-- still enter the run.
 -- The user's place is the hash field G<slot> = 'run,tier,cohort,value'.
 local LG_TIE = 4194304 -- 2^22 (TIE_BITS)
 local LG_MAX = 2147483647
+local LG_CLOSED = 4503599627370496 -- 2^52 (CLOSED_TICK in src/domain/leagues.ts)
+local LG_CLOSED_TEXT = '4503599627370496'
+
+-- Close a run that exists: no event enters it any more (lua/league_close.lua too).
+local function lg_close(rkey)
+  local t = redis.call('HGET', rkey, 't')
+  if t and tonumber(t) < LG_CLOSED then redis.call('HSET', rkey, 't', LG_CLOSED_TEXT) end
+end
 
 -- Zone of rank k (1-based) of n in a cohort of `size`, tier params {promote, relegate}
 -- (zoneOf in src/domain/leagues.ts).
@@ -19,12 +29,13 @@ local function lg_zone(k, n, size, tp)
 end
 
 -- The tier a user starts a new run in. While the last run they played is
--- not applied to the tiers hash yet, its outcome is read from their frozen
--- cohort (closed: no event enters it any more), exactly as the finalizer
--- computes it; else the settled tier.
+-- not applied to the tiers hash yet, its outcome is read from their cohort,
+-- closed first (its boundary has passed: this event is of a later run), so
+-- it reads exactly as the finalizer ranks it; else the settled tier.
 local function lg_tier(base, uid, prun, ptier, pno)
   if prun ~= nil and prun > tonumber(redis.call('HGET', base, 'd') or '-1') then
     local rkey = base .. ':' .. INT[prun]
+    lg_close(rkey)
     local cf = redis.call('HGET', rkey, 'cf')
     local ck = rkey .. ':' .. INT[ptier] .. ':' .. INT[pno]
     local r = redis.call('ZREVRANK', ck, uid)
@@ -64,20 +75,17 @@ local function lg_update(P, leagues, uid, prefix, metric_slot, delta)
     -- Nobody joins with nothing to show.
     if d ~= nil and d ~= 0 and (member or d > 0) then
       local base = prefix .. INT[L.k]
-      local open = tonumber(redis.call('HGET', base, 'o') or '-1')
-      if L.r >= open then
-        if L.r > open then redis.call('HSET', base, 'o', INT[L.r]) end
+      local rkey = base .. ':' .. INT[L.r]
+      local tick = redis.call('HINCRBY', rkey, 't', '1')
+      if tick < LG_CLOSED then
         local p = decode_once(L.cf)
-        local rkey = base .. ':' .. INT[L.r]
-        local tier, no, val, ck, prev_rank, prev_iv, score
+        local tier, no, val, ck, prev_rank, prev_iv
         if member then
           tier, no, val = ptier, pno, pval + d
           ck = rkey .. ':' .. INT[tier] .. ':' .. INT[no]
-          score = redis.call('ZSCORE', ck, uid)
-          if score then
-            prev_iv = math.floor(tonumber(score) / LG_TIE)
-            prev_rank = redis.call('ZREVRANK', ck, uid)
-          end
+          -- The value ranked so far is the place's (the set holds its floor).
+          prev_rank = redis.call('ZREVRANK', ck, uid)
+          if prev_rank then prev_iv = math.max(-LG_MAX, math.min(LG_MAX, math.floor(pval + 1e-9))) end
         else
           tier = math.max(0, math.min(#p.t - 1, lg_tier(base, uid, prun, ptier, pno)))
           local tf = INT[tier]
@@ -94,11 +102,13 @@ local function lg_update(P, leagues, uid, prefix, metric_slot, delta)
         val = round_total(val)
         uset(P.user, f, INT[L.r] .. ',' .. INT[tier] .. ',' .. INT[no] .. ',' .. fmt_total(val))
         local iv = math.max(-LG_MAX, math.min(LG_MAX, math.floor(val + 1e-9)))
+        local score
         -- An unchanged value keeps its place (ties go to the first to reach it).
         if prev_iv ~= iv then
-          local tick = redis.call('HINCRBY', rkey, 't', '1')
           score = string.format('%d', iv * LG_TIE + (LG_TIE - 1 - (tick % LG_TIE)))
           redis.call('ZADD', ck, score, uid)
+        else
+          score = redis.call('ZSCORE', ck, uid)
         end
         local rank = redis.call('ZREVRANK', ck, uid) + 1
         local n = redis.call('ZCARD', ck)

@@ -173,6 +173,9 @@ export function leaguesResponse(cfg: LeagueLookup, raw: string | undefined): Rec
   return out;
 }
 
+/** A closed run's tie counter is at least this (LG_CLOSED in lua/lib/50-leagues.lua). */
+export const CLOSED_TICK = '4503599627370496';
+
 /** A packed cohort score's value (the same packing as leaderboards: see TIE_BITS). */
 export const leagueValue = (score: number | string) => Math.floor(Number(score) / TIE_BITS);
 

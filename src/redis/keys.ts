@@ -132,8 +132,7 @@ export class TenantKeys {
   }
   /**
    * Prefix of league keys (lua/lib/50-leagues.lua, docs/leagues.md):
-   * `<prefix><slot>` state ('o': newest open run, 'd': last run applied to
-   * the tiers), `<prefix><slot>:t` settled tiers (user -> index; absent: the
+   * `<prefix><slot>` state ('d': last run applied to the tiers), `<prefix><slot>:t` settled tiers (user -> index; absent: the
    * lowest), `<prefix><slot>:<run>` the run (cohorts per tier, fill pointer,
    * tie counter, parameters), `<prefix><slot>:<run>:<tier>:<no>` a cohort.
    */

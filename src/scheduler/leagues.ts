@@ -4,7 +4,7 @@ import { tx } from '../store/db';
 import { leagueCloseCall } from '../engine';
 import { derivedId } from '../domain/ids';
 import {
-  cohortId, LeagueConfig, leagueValue, NEW_TIER_STEP, OUTCOME, runAt, runDates, runParams, tierAt, zoneOf,
+  CLOSED_TICK, cohortId, LeagueConfig, leagueValue, NEW_TIER_STEP, OUTCOME, runAt, runDates, runParams, tierAt, zoneOf,
 } from '../domain/leagues';
 import type { WebhookEvent } from '../webhooks/events';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
@@ -24,7 +24,8 @@ interface Result { u: string; c: string; t: number; tk: string; rk: number; v: n
  *      second attempt finds it and writes nothing);
  *   2. applied: write the new tiers to Redis's settled tiers (from the
  *      stored results, so a repeat writes the same), then mark the run applied;
- *   3. freed: delete the run's Redis keys and its live entries in Postgres.
+ *   3. freed: delete the run's Redis keys (its hash stays as a closed
+ *      counter until two runs later) and its live entries in Postgres.
  */
 export async function finalizeLeagues(ctx: Ctx, t: Tenant): Promise<void> {
   const cfg = await ctx.configs.get(t);
@@ -50,7 +51,7 @@ export async function finalizeLeagues(ctx: Ctx, t: Tenant): Promise<void> {
 /** Step 1; the run's state after it (null: nobody played it, nothing more to do). */
 export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: number): Promise<string | null> {
   const tk = ctx.keys.tenant(t.slot);
-  await leagueCloseCall(ctx.engine, tk, { slot: l.slot, openFrom: r + 1 });
+  await leagueCloseCall(ctx.engine, tk, { slot: l.slot, run: r });
   const run = await ctx.redis.hgetall(tk.leagueRun(l.slot, r));
   const cf = run.cf ? (JSON.parse(run.cf) as { sz: number; t: [number, number][] }) : null;
   const params = runParams(l, r);
@@ -151,13 +152,21 @@ export async function laterSteps(ctx: Ctx, t: Tenant, l: LeagueConfig, r: number
     state = 'applied';
   }
   if (state === 'applied') {
-    const run = await ctx.redis.hgetall(tk.leagueRun(l.slot, r));
-    const keys = [tk.leagueRun(l.slot, r)];
+    const runKey = tk.leagueRun(l.slot, r);
+    const run = await ctx.redis.hgetall(runKey);
+    const keys: string[] = [];
     for (const f in run) {
       const m = /^n(\d+)$/.exec(f);
       if (m) for (let no = 1; no <= Number(run[f]); no++) keys.push(tk.cohort(l.slot, r, Number(m[1]), no));
     }
     for (let i = 0; i < keys.length; i += 500) await ctx.redis.unlink(...keys.slice(i, i + 500));
+    // The run's hash stays as a closed counter alone, so an event computed just
+    // before the boundary and run after this cannot open it again; the one of
+    // two runs back (no event can be that late) goes.
+    const rest = Object.keys(run).filter((f) => f !== 't');
+    if (rest.length) await ctx.redis.hdel(runKey, ...rest);
+    await ctx.redis.hset(runKey, 't', CLOSED_TICK);
+    await ctx.redis.unlink(tk.leagueRun(l.slot, r - 2));
     await tx(ctx.db, async (c) => {
       await c.query('DELETE FROM league_entries WHERE tenant_id = $1 AND league_id = $2 AND run = $3', [t.id, l.id, r]);
       await c.query(`UPDATE league_runs SET state = 'freed' WHERE tenant_id = $1 AND league_id = $2 AND run = $3`, [t.id, l.id, r]);

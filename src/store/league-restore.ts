@@ -8,8 +8,8 @@ import { paramsArg, runParams } from '../domain/leagues';
 
 /**
  * Rebuild the leagues' Redis state from Postgres (docs/leagues.md): each
- * league's closed runs and applied mark (its finalized run: every durable
- * result is in league_tiers), the settled tiers, and the cohorts of runs
+ * league's applied mark (its finalized run: every durable result is in
+ * league_tiers), the settled tiers, and the cohorts of runs
  * not finalized yet with their packed scores, counts and tie counters.
  * Places in the user hashes (G<slot>) come back with the hashes themselves.
  */
@@ -17,7 +17,7 @@ export async function restoreLeagues(db: Pool, redis: RedisClient, tk: TenantKey
   for (const l of cfg.leaguesBySlot.values()) {
     const { rows } = await db.query<{ finalized_run: number }>('SELECT finalized_run FROM leagues WHERE tenant_id = $1 AND id = $2', [t.id, l.id]);
     const finalized = rows[0]?.finalized_run ?? -1;
-    await redis.hset(tk.league(l.slot), 'd', String(finalized), 'o', String(finalized + 1));
+    await redis.hset(tk.league(l.slot), 'd', String(finalized));
     const tiers = await db.query<{ user_id: string; tier: number }>(
       'SELECT user_id, tier FROM league_tiers WHERE tenant_id = $1 AND league_id = $2 AND tier > 0', [t.id, l.id],
     );

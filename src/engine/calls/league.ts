@@ -1,9 +1,9 @@
 import type { Engine } from '../library';
 import type { TenantKeys } from '../../redis/keys';
 
-/** lua/league_close.lua: runs before `openFrom` take no more events. */
-export async function leagueCloseCall(engine: Engine, tk: TenantKeys, a: { slot: number; openFrom: number }): Promise<void> {
-  await engine.fcall('league_close', [tk.league(a.slot)], [a.openFrom]);
+/** lua/league_close.lua: a run takes no more events. */
+export async function leagueCloseCall(engine: Engine, tk: TenantKeys, a: { slot: number; run: number }): Promise<void> {
+  await engine.fcall('league_close', [tk.leagueRun(a.slot, a.run)], []);
 }
 
 /** lua/league_leave.lua: an erased user leaves their cohort (if any) and the settled tiers. */
