@@ -19,8 +19,8 @@ import { freePort } from './util';
  *     events/s (64 in flight) and Redis µs per event call, in alternating runs.
  *  2. Finalizing a run of BENCH_PARTICIPANTS (default 100,000) in cohorts of
  *     30, and the p99 of events sent meanwhile against their steady p99.
- *  3. Redis bytes per participant of the live run (used_memory before and
- *     after everyone joins, the same users already holding the metric).
+ *  3. Redis bytes per participant of the live run: MEMORY USAGE of every
+ *     league key, plus the growth of a sample of user hashes when they join.
  * On a Redis of its own, with the flusher held back (drained between phases).
  */
 const PARTICIPANTS = Number(process.env.BENCH_PARTICIPANTS ?? 100_000);
@@ -70,7 +70,27 @@ async function main(): Promise<void> {
       await Promise.all(Array.from({ length: inflight }, worker));
       return lat;
     };
-    const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+    // Bytes of the league's keys, plus what the place field adds to a sample of user hashes.
+    const SAMPLE = Math.min(2000, PARTICIPANTS);
+    const userBytes = async () => {
+      const pipe = redis.pipeline();
+      for (let i = 0; i < SAMPLE; i++) pipe.call('MEMORY', 'USAGE', app.ctx.keys.tenant(0).user(`u${i}`), 'SAMPLES', '0');
+      return ((await pipe.exec()) ?? []).reduce((sum, [, v]) => sum + Number(v ?? 0), 0) / SAMPLE;
+    };
+    const leagueBytes = async () => {
+      let total = 0;
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${app.ctx.keys.tenant(0).leaguePrefix}*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) {
+          const pipe = redis.pipeline();
+          for (const k of keys) pipe.call('MEMORY', 'USAGE', k, 'SAMPLES', '0');
+          total += ((await pipe.exec()) ?? []).reduce((sum, [, v]) => sum + Number(v ?? 0), 0);
+        }
+      } while (cursor !== '0');
+      return total;
+    };
     const fcallUs = async () => {
       const m = /cmdstat_fcall:calls=(\d+),usec=(\d+)/.exec(await redis.info('commandstats'));
       return m ? Number(m[2]) / Number(m[1]) : NaN;
@@ -82,16 +102,17 @@ async function main(): Promise<void> {
     await send(PARTICIPANTS, 64, (i) => ['ranked', { user: { id: `u${i}` }, value: 1 }]);
     await app.flusher.drain();
     await api(base, key, 'PATCH', '/admin/v1/leagues', [{ id: leagueId, status: 'active' }]);
-    const mem0 = await usedMemory();
+    const user0 = await userBytes();
     await redis.config('RESETSTAT');
     const joinStarted = performance.now();
     await send(PARTICIPANTS, 64, (i) => ['ranked', { user: { id: `u${i}` }, value: 1 + ((i * 7919) % 1000) }]);
     const joinS = (performance.now() - joinStarted) / 1000;
     const joinUs = await fcallUs();
     await app.flusher.drain();
-    const mem1 = await usedMemory();
+    const perUser = (await userBytes()) - user0;
+    const keysPer = (await leagueBytes()) / PARTICIPANTS;
     lines.push(`joins: ${PARTICIPANTS} first events, ${Math.round(PARTICIPANTS / joinS)} events/s, Redis ${joinUs.toFixed(1)} µs per event call`);
-    lines.push(`Redis bytes per participant   ${((mem1 - mem0) / PARTICIPANTS).toFixed(1)} (used_memory ${mem0} -> ${mem1})`);
+    lines.push(`Redis bytes per participant   ${(keysPer + perUser).toFixed(1)} (league keys ${keysPer.toFixed(1)}, place field in the user hash ${perUser.toFixed(1)}; MEMORY USAGE)`);
 
     // 1. With and without a league, alternating.
     for (let p = 0; p < PAIRS; p++) {
