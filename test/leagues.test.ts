@@ -240,3 +240,20 @@ t.test('@trophyso/node parses an event response that carries leagues', async (t)
   const raw = await s.event('xp', { user: { id: 'sdk' }, value: 1 });
   t.match(raw.body.leagues.wk, { tier: 'bronze', rank: 1, value: 5 }, 'the response the SDK parsed carries leagues');
 });
+
+t.test("live updates push a user's league rank changes on their channel", async (t) => {
+  const { openLive, liveUrl } = await import('./helpers/live-client');
+  const s = await startServer(t);
+  const { xp } = await s.metrics(['xp']);
+  await league(s, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: xp!.id, cadence: 'weekly', tiers: TIERS });
+  await s.event('xp', { user: { id: 'u1' }, value: 5 });
+  const ws = await openLive(liveUrl(s.url), { 'X-API-KEY': s.adminKey });
+  t.teardown(() => ws.close());
+  ws.send({ subscribe: 'user:u2' });
+  await ws.next((m) => m.subscribed === 'user:u2');
+  const ev = await s.event('xp', { user: { id: 'u2' }, value: 3 });
+  const first = await ws.next((m) => m.type === 'league.rank_changed');
+  t.match(first, { league: { key: 'wk', name: 'Weekly' }, ...ev.body.leagues.wk, rank: 2, previousRank: null });
+  await s.event('xp', { user: { id: 'u2' }, value: 3 });
+  t.match(await ws.next((m) => m.type === 'league.rank_changed' && m.rank === 1), { previousRank: 2, value: 6 });
+});

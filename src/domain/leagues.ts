@@ -154,21 +154,25 @@ export function tierAt(p: RunParams, i: number): Tier & { index: number } {
   return { ...p.tiers[index]!, index };
 }
 
+/** One league change as the event response (and a live update) shows it. */
+export function leagueChangeJson(l: LeagueConfig, c: ScriptLeague) {
+  return {
+    tier: tierAt(runParams(l, c.r), c.t).key,
+    cohortId: cohortId(c.r, c.t, c.c),
+    rank: c.rk,
+    previousRank: c.pr > 0 ? c.pr : null,
+    value: c.v,
+    zone: ZONES[c.z] ?? 'stay',
+  };
+}
+
 /** The event response's `leagues` map: each league the event moved, by key. */
 export function leaguesResponse(cfg: LeagueLookup, raw: string | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!raw || raw === '[]') return out;
   for (const c of JSON.parse(raw) as ScriptLeague[]) {
     const l = cfg.leaguesBySlot.get(c.k);
-    if (!l) continue;
-    out[l.key] = {
-      tier: tierAt(runParams(l, c.r), c.t).key,
-      cohortId: cohortId(c.r, c.t, c.c),
-      rank: c.rk,
-      previousRank: c.pr > 0 ? c.pr : null,
-      value: c.v,
-      zone: ZONES[c.z] ?? 'stay',
-    };
+    if (l) out[l.key] = leagueChangeJson(l, c);
   }
   return out;
 }
