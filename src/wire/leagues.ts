@@ -75,8 +75,8 @@ export interface AdminLeague {
   cohortSize: Int;
   tiers: LeagueTier[];
   status: 'active' | 'inactive';
-  /** The run in progress and its cohorts per tier (lowest first). */
-  currentRun: LeagueRun & { cohorts: { tier: string; cohorts: Int }[] };
+  /** The run in progress (`run`: its number, the first part of its cohort ids) and its cohorts per tier (lowest first). */
+  currentRun: LeagueRun & { run: Int; cohorts: { tier: string; cohorts: Int }[] };
   /** A change waiting for the next run. */
   next?: { start: IsoDate; cohortSize: Int; tiers: LeagueTier[] };
 }

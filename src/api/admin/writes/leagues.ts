@@ -60,7 +60,7 @@ export const leagues = (now: () => number): Resource<LeagueRow> => ({
     const out: Record<string, unknown> = {
       id: r.id, key: r.key, name: r.name, description: r.description ?? undefined, rankBy: r.rank_by, cadence: r.cadence,
       weekStart: r.week_start, timeZone: r.time_zone, cohortSize: current.cohortSize, tiers: current.tiers, status: r.status,
-      currentRun: { ...runDates(l, run), cohorts: current.tiers.map((t, i) => ({ tier: t.key, cohorts: r.cohorts?.[i] ?? 0 })) },
+      currentRun: { ...runDates(l, run), run, cohorts: current.tiers.map((t, i) => ({ tier: t.key, cohorts: r.cohorts?.[i] ?? 0 })) },
     };
     if (r.metric_id) out.metricId = r.metric_id;
     if (r.points_system_id) out.pointsSystemId = r.points_system_id;
