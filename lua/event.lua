@@ -16,9 +16,10 @@
 --       18 the points program's text when ARGV 9 only names it ('' to use the stored one),
 --       19 retention due times 'base,r0,r1' (src/domain/retention.ts eventDueArg; '' when off)
 -- ARGV 20: the event's id (the operation its award ids derive from)
+-- ARGV 21: leagues this event may move (JSON, '' when none; lua/lib/50-leagues.lua), 22 league key prefix
 -- Replies: {'STALE'} | {'PROGRAM'} (send its text) | {'BACKLOG'} | {'TZ', zone} | {'REPLAY', total, streak state} | {'BLOCKED', system slot}
 --        | {'OK', total, points changes (JSON), completed achievements (JSON), streak (JSON),
---           leaderboard changes (JSON)}
+--           leaderboard changes (JSON), league changes (JSON)}
 local cfg, user, idem, stream, stats = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ver, slot, value, now, member, zone = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local total_field = TOTAL_PREFIX .. slot
@@ -94,7 +95,9 @@ pts_recent(P, KEYS[9], ARGV[20], now)
 local done = ach_commit(P, stats)
 local periods = S and stk_commit(S) or '[]'
 local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], nslot, nvalue, ntotal, streak_len, KEYS[9], now)
+local leagues = ARGV[21] ~= '' and lg_update(P, decode_once(ARGV[21]), ARGV[16], ARGV[22], nslot, nvalue) or '[]'
 if member ~= '' then redis.call('SADD', idem, member) end
 append_change(stream, 'k', 'ev', 'e', ARGV[8], 't', total,
-  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards, 'uf', changed_json())
-return {'OK', total, points, done, streak, boards}
+  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards,
+  'lg', leagues, 'uf', changed_json())
+return {'OK', total, points, done, streak, boards, leagues}

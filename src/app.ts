@@ -33,8 +33,10 @@ import { achievementRoutes } from './api/admin/achievements';
 import { streakAdminRoutes } from './api/admin/streaks';
 import { retentionAdminRoutes } from './api/admin/retention';
 import { leaderboardAdminRoutes } from './api/admin/leaderboards';
+import { leagueAdminRoutes } from './api/admin/leagues';
 import { streakRoutes } from './api/app/streaks';
 import { leaderboardRoutes } from './api/app/leaderboards';
+import { leagueRoutes } from './api/app/leagues';
 import { ensureAdminKey, warnWithoutAutovacuum } from './store/bootstrap';
 import { loadSecretBox } from './store/secrets';
 import { openSealed, resealSecrets } from './store/sealed';
@@ -242,6 +244,8 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakAdminRoutes(ctx),
         ...retentionAdminRoutes(ctx),
         ...leaderboardAdminRoutes(ctx),
+        ...leagueAdminRoutes(ctx),
+        ...leagueRoutes(ctx),
         ...webhookRoutes(ctx),
         ...configRoutes(ctx),
         ...deadLetterRoutes(ctx, flusher, deadLetters),

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   achievementCompleteCall, boardReadCall, configPublishCall, Engine, eventCall, LUA_DIR, rateLimitCall, retentionNextCall, SCRIPTS, ScriptName,
-  streakCall, userEraseCall, userJobCall, userReadCall, userUpsertCall,
+  leagueCloseCall, leagueLeaveCall, streakCall, userEraseCall, userJobCall, userReadCall, userUpsertCall,
 } from '../src/engine';
 import { Keys } from '../src/redis/keys';
 import type { ProgramText } from '../src/domain/points';
@@ -22,6 +22,7 @@ const RATE = keys.rateLimit('k1');
 const NAMES = new Map<string, string>([
   [tk.config, 'config'], [tk.user(U), 'user'], [tk.stream, 'stream'], [tk.stats, 'stats'], [tk.due, 'due'], [tk.boardTicks, 'boardTicks'],
   [tk.retentionDue, 'retentionDue'], [tk.recent(U), 'recent'], [tk.idempotency(BUCKET), 'idempotency'], [BOARD, 'board'], [RATE, 'rateLimit'],
+  [tk.leagueRun(1, 5), 'leagueRun'], [tk.cohort(1, 5, 0, 1), 'cohort'], [tk.leagueTiers(1), 'leagueTiers'],
 ]);
 
 /** The names a script's header gives its KEYS ('-- KEYS (named as in src/redis/keys.ts): 1 config, 2 user, ...'). */
@@ -60,7 +61,7 @@ const op = { ver: '1', now: 0, userId: U, program, userBoosts: [], date: '2026-0
 const CALLS: Record<ScriptName, () => Promise<unknown>> = {
   event: () => eventCall(engine, tk, {
     ver: '1', metricSlot: 1, value: 1, now: 0, idempotency: { bucket: BUCKET, member: 'm' }, zone: 'UTC', patch: '{}', record: '{}', programName: 1,
-    userBoosts: [], date: '2026-01-01', streak: '', boards: [], maxBacklog: 1, userId: U, attributes: '', program: '', retentionDue: '', eventId: 'e',
+    userBoosts: [], date: '2026-01-01', streak: '', boards: [], maxBacklog: 1, userId: U, attributes: '', program: '', retentionDue: '', eventId: 'e', leagues: '',
   }),
   user_upsert: () => userUpsertCall(engine, tk, { ...op, patch: '{}', mode: 'upsert' }),
   time_grant: () => userJobCall(engine, tk, 'time_grant', op),
@@ -74,6 +75,8 @@ const CALLS: Record<ScriptName, () => Promise<unknown>> = {
   rate_limit: () => rateLimitCall(engine, { stateKey: RATE, now: 0, intervalMicros: 1000, burst: 1 }),
   user_erase: () => userEraseCall(engine, tk, { userId: U, boards: [BOARD], idempotency: [{ bucket: BUCKET, member: 'm' }] }),
   retention_next: () => retentionNextCall(engine, tk, { userId: U, score: '1', next: null }),
+  league_close: () => leagueCloseCall(engine, tk, { slot: 1, run: 5 }),
+  league_leave: () => leagueLeaveCall(engine, tk, { slot: 1, userId: U, place: { run: 5, tier: 0, no: 1 } }),
 };
 
 t.test('each script is called with the keys its header declares, in order', async (t) => {

@@ -108,6 +108,32 @@ export const Leaderboards = () => html`<${ResourcePage} spec=${R.leaderboards} a
     act(s === 'active' ? 'activate' : s === 'finished' ? 'finish' : 'deactivate', () => writeOne('PATCH', R.leaderboards.path, { id: board.id, status: s }), reload, setError))}
   <${Link} class="link" href=${`/console/live/${encodeURIComponent(board.key)}`}>watch</${Link}>`} />`;
 
+/** A league's tiers with their cohorts in the current run; a cohort's rankings on demand. */
+function LeagueRun({ league }) {
+  const [cohort, setCohort] = useState(null);
+  const [error, setError] = useState(null);
+  const show = (id) => api('GET', p`/v1/leagues/${league.key}/cohorts/${id}`).then((c) => (setCohort(c), setError(null)), (err) => setError(err.message));
+  const run = league.currentRun;
+  return html`<section class="detail" data-league=${league.key}>
+    <h3>Run ${run.start} to ${run.end}</h3>
+    ${error && html`<p class="error" role="alert">${error}</p>`}
+    <table>
+      <thead><tr><th>tier</th><th>key</th><th>promote</th><th>relegate</th><th>cohorts</th></tr></thead>
+      <tbody>${league.tiers.map((t, i) => html`<tr data-tier=${t.key}>
+        <td>${t.name}</td><td>${t.key}</td><td>${t.promote}</td><td>${t.relegate}</td>
+        <td>${run.cohorts[i]?.cohorts ?? 0} ${Array.from({ length: Math.min(run.cohorts[i]?.cohorts ?? 0, 20) }, (_, n) =>
+          html`<button class="link" onClick=${() => show(`${run.run}-${i}-${n + 1}`)}>#${n + 1}</button>`)}</td>
+      </tr>`)}</tbody>
+    </table>
+    ${cohort && html`<table data-cohort=${cohort.id}>
+      <thead><tr><th>rank</th><th>user</th><th>value</th></tr></thead>
+      <tbody>${cohort.rankings.map((r) => html`<tr><td>${r.rank}</td><td>${r.userName ?? r.userId}</td><td>${r.value}</td></tr>`)}</tbody>
+    </table>`}
+  </section>`;
+}
+
+export const Leagues = () => html`<${ResourcePage} spec=${R.leagues} detail=${(league) => html`<${LeagueRun} key=${league.id} league=${league} />`} />`;
+
 function Deliveries({ hook }) {
   const [list, error, reload] = useLoad(() => api('GET', p`/admin/v1/webhooks/${hook.id}/deliveries`, { query: { limit: 20 } }), [hook.id]);
   const [msg, setMsg] = useState(null);

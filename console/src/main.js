@@ -22,6 +22,7 @@ const PAGES = [
   ['achievements', 'Achievements', C.Achievements],
   ['streak', 'Streak', C.Streak],
   ['leaderboards', 'Leaderboards', C.Leaderboards],
+  ['leagues', 'Leagues', C.Leagues],
   ['webhooks', 'Webhooks', C.Webhooks],
   ['channels', 'Message channels', Channels],
   ['templates', 'Message templates', Templates],

@@ -104,10 +104,31 @@ export const leaderboards = {
   ],
 };
 
+// Laurel's leagues (docs/leagues.md): tiers and cohort size apply from the next run on.
+export const leagues = {
+  path: '/admin/v1/leagues', title: 'Leagues', noun: 'league',
+  columns: ['name', 'key', 'rankBy', 'cadence', 'timeZone', 'cohortSize', 'status'],
+  fields: [
+    NAME, KEY, DESCRIPTION, STATUS,
+    { k: 'rankBy', label: 'Rank by', type: 'select', options: ['metric', 'points'], required: true, createOnly: true, default: 'metric' },
+    { k: 'metricId', label: 'Metric', type: 'ref', ref: '/admin/v1/metrics', createOnly: true, when: is('rankBy', 'metric') },
+    { k: 'pointsSystemId', label: 'Points system', type: 'ref', ref: '/admin/v1/points', createOnly: true, when: is('rankBy', 'points') },
+    { k: 'cadence', label: 'Runs', type: 'select', options: ['daily', 'weekly', 'monthly'], required: true, createOnly: true, default: 'weekly' },
+    { k: 'weekStart', label: 'Weeks start on', type: 'select', options: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], createOnly: true, when: is('cadence', 'weekly') },
+    { k: 'timeZone', label: 'Time zone of the run boundary (empty: the tenant default)', createOnly: true, max: 100 },
+    { k: 'cohortSize', label: 'Cohort size (default 30)', type: 'int', min: 2, max: 100 },
+    {
+      k: 'tiers', label: 'Tiers, lowest first', type: 'rows',
+      of: [{ k: 'key', label: 'Key', max: 100 }, { k: 'name', label: 'Name' }, { k: 'promote', label: 'Promote', type: 'int', min: 0, max: 100 }, { k: 'relegate', label: 'Relegate', type: 'int', min: 0, max: 100 }],
+    },
+  ],
+};
+
 export const WEBHOOK_EVENTS = [
   'achievement.completed', 'streak.started', 'streak.extended', 'streak.lost', 'streak.freeze_consumed', 'streak.freeze_earned',
   'points.changed', 'points.level_changed', 'points.boost_started', 'points.boost_finished',
   'leaderboard.started', 'leaderboard.changed', 'leaderboard.rank_changed', 'leaderboard.finished',
+  'league.promoted', 'league.relegated', 'league.finished',
 ];
 export const webhooks = {
   path: '/admin/v1/webhooks', title: 'Webhooks', noun: 'webhook endpoint',

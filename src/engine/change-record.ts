@@ -1,5 +1,6 @@
 import type { ScriptPoints } from '../domain/points';
 import type { ScriptBoard } from '../domain/leaderboards';
+import type { ScriptLeague } from '../domain/leagues';
 
 /**
  * The change record: what one script call changed, appended to the tenant's
@@ -17,6 +18,7 @@ import type { ScriptBoard } from '../domain/leaderboards';
  *   p    the profile patch (JSON) when it changed something, else ''
  *   pa   points changes (JSON ScriptPoints), ach completions ([{i}]),
  *   stk  streak periods written ([PeriodRecord]), lb leaderboard changes ([ScriptBoard]),
+ *   lg   'ev': league changes ([ScriptLeague]; lua/lib/50-leagues.lua),
  *   uf   user-hash fields changed ({field: value | false (deleted)})
  */
 
@@ -58,6 +60,7 @@ interface UserChangeBase {
   completions: { i: string }[];
   periods: PeriodRecord[];
   boards: ScriptBoard[];
+  leagues: ScriptLeague[];
   userFields: Record<string, string | false>;
 }
 
@@ -101,6 +104,7 @@ export function decodeChange(flat: string[]): ChangeRecord {
     completions: list(f.ach),
     periods: list(f.stk),
     boards: list(f.lb),
+    leagues: list(f.lg),
     userFields: f.uf && f.uf !== '{}' ? (JSON.parse(f.uf) as Record<string, string | false>) : {},
   };
   if (ev) return { ...base, kind: 'ev', event: ev, total: f.t! };

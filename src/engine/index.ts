@@ -16,5 +16,6 @@ export * from './calls/small';
 export * from './user-fields';
 export * from './board-position';
 export * from './achievement-stats';
+export * from './calls/league';
 export * from './change-record';
 export * from './retry';

@@ -24,6 +24,8 @@ export const SCRIPTS = {
   rate_limit: 1,
   user_erase: 5,
   retention_next: 1,
+  league_close: 1,
+  league_leave: 3,
 } as const;
 export type ScriptName = keyof typeof SCRIPTS;
 

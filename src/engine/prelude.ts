@@ -15,6 +15,7 @@ import { TIE_BITS, GROUP_SEPARATOR, MAX_VALUE } from '../domain/leaderboards';
 import { RECENT_KEPT, TRACKED_FIELD, RECENT_AWARDS_PREFIX, RECENT_BOARD_PREFIX } from '../domain/recent-history';
 import { HISTORY_KEPT } from '../domain/streaks';
 import { COMPLETIONS_PREFIX, USERS_STAT } from '../domain/achievements';
+import { CLOSED_TICK } from '../domain/leagues';
 
 export const PRELUDE = {
   // The user hash (domain/user-hash.ts).
@@ -54,6 +55,9 @@ export const PRELUDE = {
   TIE_BITS,
   MAX_VALUE,
   GROUP_SEPARATOR,
+  // A closed league run's tie counter (domain/leagues.ts), as text and as a number.
+  CLOSED_TICK,
+  CLOSED_TICK_VALUE: Number(CLOSED_TICK),
 } satisfies Record<string, string | number>;
 
 /** A Lua string literal: printable ASCII as is, every other byte as a decimal escape (Lua 5.1 knows no \x or \u). */

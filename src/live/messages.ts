@@ -5,6 +5,7 @@ import { achievementJson } from '../domain/achievements';
 import { systemChanges } from '../domain/points';
 import { FREQ_CODE, parseState, streakJson } from '../domain/streaks';
 import { rankChangeJson } from '../domain/leaderboards';
+import { leagueChangeJson } from '../domain/leagues';
 import { FREEZES_FIELD, streakField } from '../domain/user-hash';
 
 /** One change to a user, before the subscription's name and sequence number are added. */
@@ -66,6 +67,13 @@ export function userChanges(cfg: TenantConfig, r: UserChangeRecord): UserChange[
     const b = cfg.boardsBySlot.get(c.k);
     if (!b || c.rk === c.pr) continue;
     out.push({ type: 'leaderboard.rank_changed', body: { leaderboard: rankChangeJson(cfg, b, c) } });
+  }
+
+  // A league rank that moved, as the event response shows it.
+  for (const c of r.leagues) {
+    const l = cfg.leaguesBySlot.get(c.k);
+    if (!l || c.rk === c.pr) continue;
+    out.push({ type: 'league.rank_changed', body: { league: { key: l.key, name: l.name }, ...leagueChangeJson(l, c) } });
   }
   return out;
 }

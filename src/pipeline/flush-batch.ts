@@ -7,6 +7,7 @@ import { UnreadableRecord } from './dead-letters';
 import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRIBED_FIELD, ZONE_FIELD } from '../domain/user-hash';
 import { joinGroup } from '../domain/leaderboards';
 import { StoredFields, versionBefore, writeUserState } from '../store/user-state';
+import { LeagueEntries, writeLeagueEntries } from '../store/league-record';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
@@ -101,6 +102,8 @@ export class Batch {
   /** Latest score of each board entry in this batch, versioned likewise. */
   readonly boardEntries = new Map<string, BoardEntryRow>();
   readonly boardEvents: BoardEventRow[] = [];
+  /** Each league participant's latest place in this batch (store/league-record.ts). */
+  readonly leagueEntries = new LeagueEntries();
   /** Later records of the same period win (a restore rewrites one). */
   readonly periods = new Map<string, PeriodRow>();
   readonly completions: CompletionRow[] = [];
@@ -131,6 +134,7 @@ export class Batch {
     for (const d of r.completions) this.completions.push({ a: d.i, u: r.userId, at: r.at, e: r.opId! });
     for (const p of r.periods) this.periods.set(`${r.userId}\0${p.f}\0${p.p}`, { ...p, u: r.userId });
     if (r.kind === 'ev') this.addBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
+    if (r.kind === 'ev') this.leagueEntries.add(r.leagues, r.userId, ver);
     this.addFields(r.userFields, r.userId, ver);
   }
 
@@ -237,6 +241,7 @@ export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch):
   const first = await writeOnce(c, tenantId, batch);
   await writeUsers(c, tenantId, batch.users);
   await writeBoardEntries(c, tenantId, batch.boardEntries);
+  await writeLeagueEntries(c, tenantId, batch.leagueEntries);
   await writeBoardEvents(c, tenantId, batch.boardEvents.filter((x) => first.has(x.e)));
   await writePeriods(c, tenantId, batch.periods);
   await writeCompletions(c, tenantId, batch.completions);

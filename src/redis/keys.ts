@@ -130,6 +130,27 @@ export class TenantKeys {
   get boardTicks(): string {
     return `${this.tag}:lbt`;
   }
+  /**
+   * Prefix of league keys (lua/lib/50-leagues.lua, docs/leagues.md):
+   * `<prefix><slot>` state ('d': last run applied to the tiers), `<prefix><slot>:t` settled tiers (user -> index; absent: the
+   * lowest), `<prefix><slot>:<run>` the run (cohorts per tier, fill pointer,
+   * tie counter, parameters), `<prefix><slot>:<run>:<tier>:<no>` a cohort.
+   */
+  get leaguePrefix(): string {
+    return `${this.tag}:lg:`;
+  }
+  league(slot: number): string {
+    return `${this.leaguePrefix}${slot}`;
+  }
+  leagueTiers(slot: number): string {
+    return `${this.leaguePrefix}${slot}:t`;
+  }
+  leagueRun(slot: number, run: number): string {
+    return `${this.leaguePrefix}${slot}:${run}`;
+  }
+  cohort(slot: number, run: number, tier: number, no: number): string {
+    return `${this.leaguePrefix}${slot}:${run}:${tier}:${no}`;
+  }
   /** Counters of the tenant (users, …). */
   get stats(): string {
     return `${this.tag}:st`;

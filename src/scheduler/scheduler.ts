@@ -20,6 +20,7 @@ import { retentionPass } from './retention';
 import { PERCENTILES_REFRESH_MS, refreshPercentiles } from '../store/wrapped-percentiles';
 import { ZONE_FIELD } from '../domain/user-hash';
 import { EventRecordUpkeep } from './event-record';
+import { finalizeLeagues } from './leagues';
 
 const BATCH = 500;
 /** Users a streak sweep visits per scheduler pass. */
@@ -110,6 +111,7 @@ export class Scheduler {
     // The events table's partitions: made ahead, dropped past EVENT_RETENTION_DAYS (checked on its own interval).
     { name: 'event-partitions', scope: 'deployment', soft: 'event partition upkeep failed', run: () => this.eventRecord.run() },
     { name: 'leaderboard-runs', scope: 'tenant', run: (t) => this.leaderboards(t) },
+    { name: 'finalize-leagues', scope: 'tenant', run: (t) => finalizeLeagues(this.ctx, t) },
     { name: 'announce-runs', scope: 'tenant', run: (t) => announceRuns(this.ctx, t, this.ctx.clock.now()) },
     { name: 'announce-boosts', scope: 'tenant', run: (t) => announceBoosts(this.ctx, t, this.ctx.clock.now()) },
     { name: 'review-achievements', scope: 'tenant', run: (t) => this.reviewAchievements(t) },

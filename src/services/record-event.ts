@@ -5,6 +5,7 @@ import { invalid, notFound, unavailable } from '../domain/errors';
 import type { Tenant } from '../store/tenants';
 import { localDate, localTime } from '../domain/time';
 import { boardsResponse, eventBoards } from '../domain/leaderboards';
+import { eventLeagues, leaguesResponse } from '../domain/leagues';
 import { userPatch } from '../domain/users';
 import { idempotencySlot } from '../domain/idempotency';
 import { eventDueArg } from '../domain/retention';
@@ -71,6 +72,7 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
         boards: eventBoards(cfg.boardsByKey.values(), metric.id, date, localTime(now, zone), !!cfg.streak?.enabled),
         maxBacklog: ctx.config.maxBacklog, userId, attributes: body.attributes ? JSON.stringify(body.attributes) : '', program,
         retentionDue: eventDueArg(cfg.ver, cfg.retention, cfg.streak, date, zone), eventId,
+        leagues: cfg.leaguesBySlot.size ? eventLeagues(cfg.leaguesBySlot.values(), metric.id, now) : '',
       });
     };
     const settled = await inUserZone(ctx.zones, zones, guess, async (zone) => {
@@ -100,6 +102,8 @@ export async function recordEvent(ctx: Ctx, tenant: Tenant, metricKey: string, b
           currentStreak: currentStreak(cfg.streak, date, replayed ? r.streakState : r.streak, replayed),
           points: replayed ? {} : pointsResponse(cfg, JSON.parse(r.points) as ScriptPoints, eventId, now, date),
           leaderboards: replayed ? {} : boardsResponse(cfg, r.boards),
+          // Laurel's extension (docs/leagues.md): leagues the event moved.
+          leagues: replayed ? {} : leaguesResponse(cfg, r.leagues),
         };
         if (idemKey) {
           response.idempotencyKey = idemKey;

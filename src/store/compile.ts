@@ -4,6 +4,7 @@ import { buildProgram, triggerNames, BoostConfig, Filter, LevelConfig, PointsSys
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
 import type { LeaderboardConfig } from '../domain/leaderboards';
+import type { LeagueConfig } from '../domain/leagues';
 import { RETENTION_DEFAULTS, RetentionConfig, retentionFrom } from '../domain/retention';
 import { LEGACY_TIME_ZONE } from '../domain/time';
 
@@ -86,6 +87,17 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
     };
     entries.push([`lb:${b.key}`, JSON.stringify(lb)]);
   }
+  const leagues = await q<Record<string, any>>('SELECT * FROM leagues WHERE tenant_id = $1 ORDER BY slot');
+  for (const l of leagues) {
+    const lg: LeagueConfig = {
+      id: l.id, slot: l.slot, key: l.key, name: l.name, description: l.description, status: l.status, rankBy: l.rank_by,
+      metricId: l.metric_id, metricSlot: l.metric_id ? (metricSlot.get(l.metric_id) ?? null) : null,
+      systemId: l.points_system_id, systemSlot: l.points_system_id ? (systemSlot.get(l.points_system_id) ?? null) : null,
+      cadence: l.cadence, weekStart: l.week_start, timeZone: l.time_zone, cohortSize: l.cohort_size, tiers: l.tiers,
+      next: l.next_from_run === null ? null : { fromRun: l.next_from_run, cohortSize: l.next_cohort_size, tiers: l.next_tiers },
+    };
+    entries.push([`lg:${l.key}`, JSON.stringify(lg)]);
+  }
   if (streak) {
     const cfg: StreakConfig = {
       enabled: streak.enabled, frequency: streak.frequency, mode: streak.mode, weekStart: streak.week_start,
@@ -139,6 +151,8 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
     defaultZone: h.dz || LEGACY_TIME_ZONE,
     boardsByKey: new Map(),
     boardsBySlot: new Map(),
+    leaguesByKey: new Map(),
+    leaguesBySlot: new Map(),
     achievementsByKey: new Map(),
     achievementsById: new Map(),
     programs: new Map(),
@@ -160,6 +174,10 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
       const b = JSON.parse(h[f]!) as LeaderboardConfig;
       cfg.boardsByKey.set(b.key, b);
       cfg.boardsBySlot.set(b.slot, b);
+    } else if (f.startsWith('lg:')) {
+      const l = JSON.parse(h[f]!) as LeagueConfig;
+      cfg.leaguesByKey.set(l.key, l);
+      cfg.leaguesBySlot.set(l.slot, l);
     } else if (f.startsWith('ach:')) {
       const a = JSON.parse(h[f]!) as AchievementConfig;
       cfg.achievementsByKey.set(a.key, a);

@@ -11,7 +11,8 @@ import { toMap, userJson } from '../domain/users';
 import { levelFor, levelJson } from '../domain/points';
 import { FREQ_CODE, parseState, periodDates } from '../domain/streaks';
 import { scoreValue, splitGroup } from '../domain/leaderboards';
-import { userEraseCall, zoneKey } from '../engine';
+import { leagueLeaveCall, userEraseCall, zoneKey } from '../engine';
+import { leagueField, parsePlace, runDates } from '../domain/leagues';
 import type { ErasedUser, UserExport } from '../wire/admin';
 import { achievedField, isUser, pointsField, FREEZES_FIELD, streakField, LAST_CHANGE_FIELD, totalField } from '../domain/user-hash';
 
@@ -28,6 +29,7 @@ export function erasureHash(tenantId: string, userId: string): string {
 const USER_TABLES = [
   'events', 'points_awards', 'achievement_completions', 'streak_pauses', 'streak_periods',
   'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections', 'rollup_user_days', 'rollup_users', 'messages', 'event_days',
+  'league_entries', 'league_results', 'league_tiers',
 ] as const;
 
 /**
@@ -38,6 +40,16 @@ const USER_TABLES = [
 const ABOUT_USER = `(payload::jsonb -> 'user' ->> 'id') = $2`;
 const RANKS_USER = `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(payload::jsonb -> 'leaderboard' -> 'rankings') = 'array'
   THEN payload::jsonb -> 'leaderboard' -> 'rankings' ELSE '[]'::jsonb END) AS r WHERE r ->> 'userId' = $2)`;
+
+/** Take the user out of every league's cohort and settled tiers in Redis. */
+async function leaveLeagues(ctx: Ctx, tenant: Tenant, userId: string): Promise<void> {
+  const cfg = await ctx.configs.get(tenant);
+  const leagues = [...cfg.leaguesBySlot.values()];
+  if (!leagues.length) return;
+  const tk = ctx.keys.tenant(tenant.slot);
+  const places = await ctx.redis.hmget(tk.user(userId), ...leagues.map((l) => leagueField(l.slot)));
+  for (const [i, l] of leagues.entries()) await leagueLeaveCall(ctx.engine, tk, { slot: l.slot, userId, place: parsePlace(places[i]) });
+}
 
 /** Whether any Postgres row belongs to the user. */
 async function heldInPostgres(ctx: Ctx, tenant: Tenant, userId: string): Promise<boolean> {
@@ -112,6 +124,8 @@ export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promi
     boards.push(...keys);
   });
   const idem = await idempotencyMembers(ctx, tenant, userId);
+  // Out of their cohorts first (the others' ranks close up), while the hash still says where they are.
+  await leaveLeagues(ctx, tenant, userId);
   const { existed, marker } = await userEraseCall(ctx.engine, tk, { userId, boards, idempotency: idem });
   const [ms, seq] = marker.split('-');
   const ver = (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
@@ -316,6 +330,9 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
      WHERE tenant_id = $1 AND (${ABOUT_USER} OR ${RANKS_USER}) ORDER BY created, id`,
   );
   const messages = await q<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE tenant_id = $1 AND user_id = $2 ORDER BY created, id`);
+  const leagueResults = await q<{ league_id: string; run: number; cohort: string; tier_key: string; rank: number; value: string; outcome: string; new_tier_key: string }>(
+    'SELECT league_id, run, cohort, tier_key, rank, value, outcome, new_tier_key FROM league_results WHERE tenant_id = $1 AND user_id = $2 ORDER BY league_id, run',
+  );
   const systemKey = (id: string) => [...cfg.systemsByKey.values()].find((s) => s.id === id)?.key ?? null;
 
   return {
@@ -346,5 +363,12 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
       payload: ownPart(JSON.parse(d.payload) as Record<string, unknown>, userId),
     })),
     messages: messages.map(messageJson),
+    leagues: leagueResults.map((r) => {
+      const l = [...cfg.leaguesBySlot.values()].find((x) => x.id === r.league_id);
+      return {
+        key: l?.key ?? null, ...(l ? runDates(l, r.run) : { start: '', end: '' }), cohortId: r.cohort, tier: r.tier_key, rank: r.rank,
+        value: Number(r.value), outcome: r.outcome, newTier: r.new_tier_key,
+      };
+    }),
   };
 }

@@ -10,6 +10,7 @@ import { awardId } from '../domain/points';
 import { encodeAward, encodeBoardChange, encodeList, encodeRecent, RECENT_KEPT, recentAwardsField, recentBoardField, TRACKED_FIELD } from '../domain/recent-history';
 import type { Tenant, Tenants } from './tenants';
 import { stateValues } from './user-state';
+import { restoreLeagues } from './league-restore';
 
 const PAGE = 5000;
 
@@ -101,6 +102,7 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
   }
   for (const [field, tick] of ticks) pipe.hset(tk.boardTicks, field, String(tick));
   await pipe.exec();
+  await restoreLeagues(db, redis, tk, t, cfg);
   return users;
 }
 

@@ -13,6 +13,7 @@ import type { BoostConfig, PointsSystemConfig, ProgramText, TriggerConfig } from
 import type { AchievementConfig } from '../domain/achievements';
 import type { StreakConfig } from '../domain/streaks';
 import type { LeaderboardConfig } from '../domain/leaderboards';
+import type { LeagueConfig } from '../domain/leagues';
 import type { RetentionConfig } from '../domain/retention';
 
 export interface MetricConfig {
@@ -38,6 +39,8 @@ export interface TenantConfig {
   boostsById: Map<string, BoostConfig>;
   boardsByKey: Map<string, LeaderboardConfig>;
   boardsBySlot: Map<number, LeaderboardConfig>;
+  leaguesByKey: Map<string, LeagueConfig>;
+  leaguesBySlot: Map<number, LeagueConfig>;
   /** Null until streaks are configured. */
   streak: StreakConfig | null;
   /** Null until retention settings are saved (the defaults apply). */

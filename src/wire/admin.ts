@@ -652,6 +652,8 @@ export interface UserExport {
   webhookDeliveries: { id: string; webhookId: string; type: string; status: string; created: IsoDateTime; deliveredAt: IsoDateTime | null; payload: Record<string, unknown> }[];
   /** Messages Laurel sent or queued to the user (docs/messages.md). */
   messages: Message[];
+  /** Laurel's leagues (docs/leagues.md): the user's results of finished runs, oldest first. */
+  leagues: { key: string | null; start: IsoDate; end: IsoDate; cohortId: string; tier: string; rank: number; value: number; outcome: string; newTier: string }[];
 }
 
 // ---- users (admin reads) ----

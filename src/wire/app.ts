@@ -1,4 +1,5 @@
 import type { tags } from 'typia';
+import type { EventLeague } from './leagues';
 
 // The Application API on the wire: what requests carry and responses hold.
 // Handlers validate with these types, `/openapi.json` is generated from them
@@ -424,6 +425,8 @@ export interface EventResponse {
   points: Record<string, PointsChange>;
   /** Leaderboards where the user's standing changed, by key. */
   leaderboards: Record<string, LeaderboardChange>;
+  /** Laurel's extension: leagues the event moved, by key (docs/leagues.md). */
+  leagues: Record<string, EventLeague>;
   /** Present when the request carried an Idempotency-Key. */
   idempotencyKey?: string;
   /** True when the key was seen before: nothing was counted again. */

@@ -74,7 +74,9 @@ export type LiveUserUpdateType =
   | 'streak.extended'
   | 'streak.lost'
   | 'streak.freeze_consumed'
-  | 'leaderboard.rank_changed';
+  | 'leaderboard.rank_changed'
+  /** Laurel's leagues (docs/leagues.md): `league: {key, name}` and the event response's entry (tier, cohortId, rank, previousRank, value, zone). */
+  | 'league.rank_changed';
 
 /**
  * One change to a subscribed user. `seq` counts this subscription's updates

@@ -59,7 +59,7 @@ export async function luaRig(t: { teardown(fn: () => unknown): void }): Promise<
       return eventCall(engine, tk, {
         ver: '1', metricSlot: 1, now: Date.parse('2026-03-10T12:00:00Z'), idempotency: null, zone: 'UTC', patch: '{}', record: '{}',
         programName: 1, userBoosts: [], date: '2026-03-10', streak: '', boards: [], maxBacklog: 1_000_000, attributes: '',
-        program: programText(program(prog)), retentionDue: '', eventId: id, ...a,
+        program: programText(program(prog)), retentionDue: '', eventId: id, leagues: '', ...a,
       });
     },
   };

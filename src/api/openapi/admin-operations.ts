@@ -40,7 +40,7 @@ interface Collection {
 }
 
 /** The five routes every config collection has (see src/api/admin/resource.ts). */
-function collection(c: Collection): Operation[] {
+export function collection(c: Collection): Operation[] {
   const common = { tag: c.tag, auth: admin, tenant: c.tenant };
   return [
     {

@@ -39,7 +39,7 @@ export const openApiMethod = (m: Method) => METHOD[m];
 
 /** What a path parameter names, from the segment before it. */
 const NOUNS: Record<string, string> = {
-  users: 'user', metrics: 'metric', points: 'points system', achievements: 'achievement', leaderboards: 'leaderboard',
+  users: 'user', leagues: 'league', cohorts: 'cohort', metrics: 'metric', points: 'points system', achievements: 'achievement', leaderboards: 'leaderboard',
   attributes: 'attribute', triggers: 'points trigger', levels: 'points level', boosts: 'points boost', tenants: 'tenant',
   webhooks: 'webhook endpoint', deliveries: 'webhook delivery', 'dead-letters': 'dead letter', 'admin-api-keys': 'admin key',
 };

@@ -4,6 +4,7 @@ import type { ErrorBody } from '../../wire/app';
 import { prebuilt, route, type DescribedDef } from '../define';
 import { adminOperations } from './admin-operations';
 import { messageOperations } from './message-operations';
+import { leagueOperations } from './league-operations';
 import { buildDocument, Operation } from './document';
 import { DOCUMENT_ORDER } from './order';
 
@@ -14,7 +15,7 @@ const operationOf = (d: DescribedDef): Operation => ({
 });
 
 /** Operations still described by table rather than by their route's definition (until those routes are declared once). */
-const tabled: Operation[] = [...adminOperations, ...messageOperations];
+const tabled: Operation[] = [...adminOperations, ...messageOperations, ...leagueOperations];
 
 const rank = new Map(DOCUMENT_ORDER.map((id, i) => [id, i]));
 

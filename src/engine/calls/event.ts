@@ -36,6 +36,8 @@ export interface EventArgs {
   retentionDue: string;
   /** The event's id (its award ids derive from it; kept in the user's recent awards). */
   eventId: string;
+  /** Leagues this event may move (JSON; '' when none: src/domain/leagues.ts eventLeagues). */
+  leagues: string;
 }
 
 export type EventReply =
@@ -45,7 +47,7 @@ export type EventReply =
   | { code: 'TZ'; zone: string }
   | { code: 'BLOCKED'; systemSlot: string }
   | { code: 'REPLAY'; total: number; streakState: string | undefined }
-  | { code: 'OK'; total: number; points: string; achievements: string | undefined; streak: string; boards: string | undefined };
+  | { code: 'OK'; total: number; points: string; achievements: string | undefined; streak: string; boards: string | undefined; leagues: string | undefined };
 
 /** lua/event.lua: apply one metric event atomically (one Redis call, which may carry other events of the tenant: group-commit.ts). */
 export async function eventCall(engine: Engine, tk: TenantKeys, a: EventArgs): Promise<EventReply> {
@@ -54,7 +56,7 @@ export async function eventCall(engine: Engine, tk: TenantKeys, a: EventArgs): P
     [tk.config, tk.user(a.userId), tk.idempotency(a.idempotency?.bucket ?? 0), tk.stream, tk.stats, tk.due, tk.boardTicks, tk.retentionDue, tk.recent(a.userId)],
     [a.ver, a.metricSlot, String(a.value), a.now, a.idempotency?.member ?? '', a.zone, a.patch, a.record,
       a.programName, boostsText(a.userBoosts), a.date, a.streak, JSON.stringify(a.boards), tk.boardPrefix,
-      a.maxBacklog, a.userId, a.attributes, a.program, a.retentionDue, a.eventId],
+      a.maxBacklog, a.userId, a.attributes, a.program, a.retentionDue, a.eventId, a.leagues, tk.leaguePrefix],
   )) as string[];
   switch (r[0]) {
     case 'STALE':
@@ -68,7 +70,7 @@ export async function eventCall(engine: Engine, tk: TenantKeys, a: EventArgs): P
     case 'REPLAY':
       return { code: 'REPLAY', total: Number(r[1]), streakState: r[2] };
     case 'OK':
-      return { code: 'OK', total: Number(r[1]), points: r[2]!, achievements: r[3], streak: r[4]!, boards: r[5] };
+      return { code: 'OK', total: Number(r[1]), points: r[2]!, achievements: r[3], streak: r[4]!, boards: r[5], leagues: r[6] };
     default:
       throw new Error(`event: unexpected reply ${String(r[0])}`);
   }

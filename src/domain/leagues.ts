@@ -1,0 +1,193 @@
+import { dateFromDay, dayNumber, localDate, zonedMs } from './time';
+import { TIE_BITS } from './leaderboards';
+import type { EventLeague } from '../wire/leagues';
+
+/**
+ * Leagues (docs/leagues.md): each run, the users who score are put in small
+ * cohorts of their tier; at the run's end the top of each cohort moves up a
+ * tier and the bottom down. Run math is in the league's own zone, so the
+ * boundary is one instant for everyone.
+ */
+export type Cadence = 'daily' | 'weekly' | 'monthly';
+export type LeagueStatus = 'active' | 'inactive';
+export type LeagueZone = 'promotion' | 'relegation' | 'stay';
+export type Outcome = 'promoted' | 'relegated' | 'stayed';
+
+export interface Tier {
+  key: string;
+  name: string;
+  promote: number;
+  relegate: number;
+}
+
+/** What a run is played with: fixed when it starts (a change applies from the next run). */
+export interface RunParams {
+  cohortSize: number;
+  tiers: Tier[];
+}
+
+export interface LeagueConfig extends RunParams {
+  id: string;
+  slot: number;
+  key: string;
+  name: string;
+  description: string | null;
+  status: LeagueStatus;
+  rankBy: 'metric' | 'points';
+  metricId: string | null;
+  metricSlot: number | null;
+  systemId: string | null;
+  systemSlot: number | null;
+  cadence: Cadence;
+  weekStart: string;
+  timeZone: string;
+  /** Parameters changed by an update, from run `fromRun` on. */
+  next: (RunParams & { fromRun: number }) | null;
+}
+
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+
+/** Day 0 (1970-01-01) was a Thursday: Monday-based weekday 3. */
+const weekShift = (weekStart: string) => 3 - Math.max(0, WEEKDAYS.indexOf(weekStart as (typeof WEEKDAYS)[number]));
+
+/** The run holding a local date. */
+export function runOfDate(l: Pick<LeagueConfig, 'cadence' | 'weekStart'>, date: string): number {
+  const day = dayNumber(date)!;
+  if (l.cadence === 'daily') return day;
+  if (l.cadence === 'weekly') return Math.floor((day + weekShift(l.weekStart)) / 7);
+  const [y, m] = date.split('-').map(Number) as [number, number];
+  return (y - 1970) * 12 + (m - 1);
+}
+
+/** The run in progress at `now` (ms), in the league's zone. */
+export function runAt(l: Pick<LeagueConfig, 'cadence' | 'weekStart' | 'timeZone'>, now: number): number {
+  return runOfDate(l, localDate(now, l.timeZone));
+}
+
+/** First and last local date of run `r`. */
+export function runDates(l: Pick<LeagueConfig, 'cadence' | 'weekStart'>, r: number): { start: string; end: string } {
+  if (l.cadence === 'daily') return { start: dateFromDay(r), end: dateFromDay(r) };
+  if (l.cadence === 'weekly') {
+    const s = r * 7 - weekShift(l.weekStart);
+    return { start: dateFromDay(s), end: dateFromDay(s + 6) };
+  }
+  const y = 1970 + Math.floor(r / 12);
+  const m = r - (y - 1970) * 12;
+  const first = Date.UTC(y, m, 1) / 86_400_000;
+  const next = Date.UTC(y, m + 1, 1) / 86_400_000;
+  return { start: dateFromDay(first), end: dateFromDay(next - 1) };
+}
+
+/** The instant run `r` ends (midnight after its last day, in the league's zone). */
+export function runEndsAt(l: Pick<LeagueConfig, 'cadence' | 'weekStart' | 'timeZone'>, r: number): number {
+  return zonedMs(dateFromDay(dayNumber(runDates(l, r).end)! + 1), 0, l.timeZone);
+}
+
+/** The parameters run `r` is played with. */
+export function runParams(l: LeagueConfig, r: number): RunParams {
+  return l.next && r >= l.next.fromRun ? l.next : l;
+}
+
+/**
+ * The zone of rank `rank` (1-based) in a cohort of `n`: the top
+ * floor(promote·n/size) are promoted, the bottom floor(relegate·n/size)
+ * below them relegated (lua/lib/50-leagues.lua applies the same rule).
+ */
+export function zoneOf(rank: number, n: number, size: number, tier: Pick<Tier, 'promote' | 'relegate'>): LeagueZone {
+  const up = Math.floor((tier.promote * n) / size);
+  const down = Math.floor((tier.relegate * n) / size);
+  if (rank <= up) return 'promotion';
+  if (rank > n - down) return 'relegation';
+  return 'stay';
+}
+
+export const OUTCOME: Record<LeagueZone, Outcome> = { promotion: 'promoted', relegation: 'relegated', stay: 'stayed' };
+export const NEW_TIER_STEP: Record<LeagueZone, number> = { promotion: 1, relegation: -1, stay: 0 };
+
+/** A cohort's public id: run, tier index and number within the tier. */
+export const cohortId = (run: number, tier: number, no: number) => `${run}-${tier}-${no}`;
+export function parseCohortId(id: string): { run: number; tier: number; no: number } | null {
+  const m = /^(\d{1,7})-(\d{1,2})-(\d{1,7})$/.exec(id);
+  return m ? { run: Number(m[1]), tier: Number(m[2]), no: Number(m[3]) } : null;
+}
+
+/** The run parameters as the script keeps them in the run's hash (compact JSON). */
+export const paramsArg = (p: RunParams) => JSON.stringify({ sz: p.cohortSize, t: p.tiers.map((t) => [t.promote, t.relegate]) });
+
+/** What the event script needs of each league this event may move (see lua/lib/50-leagues.lua). */
+export function eventLeagues(leagues: Iterable<LeagueConfig>, metricId: string, now: number): string {
+  let out = '';
+  for (const l of leagues) {
+    if (l.status !== 'active') continue;
+    if (l.rankBy === 'metric' && l.metricId !== metricId) continue;
+    const r = runAt(l, now);
+    const p = runParams(l, r);
+    const item = `{"k":${l.slot},"i":"${l.id}","r":${r},"rb":"${l.rankBy[0]}","ms":${l.metricSlot ?? -1},"ss":${l.systemSlot ?? -1},"cf":${JSON.stringify(paramsArg(p))}}`;
+    out = out ? `${out},${item}` : item;
+  }
+  return out ? `[${out}]` : '';
+}
+
+/** One league change as the script reports it (pr -1: not ranked before). */
+export interface ScriptLeague {
+  k: number;
+  i: string;
+  r: number;
+  t: number;
+  c: number;
+  rk: number;
+  pr: number;
+  n: number;
+  v: number;
+  sc: string;
+  z: 'p' | 'r' | 's';
+}
+
+const ZONES: Record<string, LeagueZone> = { p: 'promotion', r: 'relegation', s: 'stay' };
+
+export interface LeagueLookup {
+  leaguesBySlot: Map<number, LeagueConfig>;
+}
+
+/** The tier at index `i` of a run, clamped (a run may have fewer tiers than an earlier one). */
+export function tierAt(p: RunParams, i: number): Tier & { index: number } {
+  const index = Math.max(0, Math.min(p.tiers.length - 1, i));
+  return { ...p.tiers[index]!, index };
+}
+
+/** One league change as the event response (and a live update) shows it. */
+export function leagueChangeJson(l: LeagueConfig, c: ScriptLeague): EventLeague {
+  return {
+    tier: tierAt(runParams(l, c.r), c.t).key,
+    cohortId: cohortId(c.r, c.t, c.c),
+    rank: c.rk,
+    previousRank: c.pr > 0 ? c.pr : null,
+    value: c.v,
+    zone: ZONES[c.z] ?? 'stay',
+  };
+}
+
+/** The event response's `leagues` map: each league the event moved, by key. */
+export function leaguesResponse(cfg: LeagueLookup, raw: string | undefined): Record<string, EventLeague> {
+  const out: Record<string, EventLeague> = {};
+  if (!raw || raw === '[]') return out;
+  for (const c of JSON.parse(raw) as ScriptLeague[]) {
+    const l = cfg.leaguesBySlot.get(c.k);
+    if (l) out[l.key] = leagueChangeJson(l, c);
+  }
+  return out;
+}
+
+/** A closed run's tie counter is at least this (LG_CLOSED in lua/lib/50-leagues.lua). */
+export const CLOSED_TICK = '4503599627370496';
+
+/** A packed cohort score's value (the same packing as leaderboards: see TIE_BITS). */
+export const leagueValue = (score: number | string) => Math.floor(Number(score) / TIE_BITS);
+
+/** The user-hash field of a user's place in a league ('run,tier,cohort,value'; see lua/lib/50-leagues.lua). */
+export const leagueField = (slot: number) => `G${slot}`;
+export function parsePlace(raw: string | null | undefined): { run: number; tier: number; no: number; value: number } | null {
+  if (!raw) return null;
+  const [run, tier, no, value] = raw.split(',');
+  return { run: Number(run), tier: Number(tier), no: Number(no), value: Number(value) };
+}

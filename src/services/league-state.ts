@@ -1,0 +1,49 @@
+import type { Ctx } from '../context';
+import type { TenantKeys } from '../redis/keys';
+import { NAME_FIELD } from '../domain/user-hash';
+import { LeagueConfig, leagueValue, NEW_TIER_STEP, RunParams, zoneOf } from '../domain/leagues';
+
+export interface CohortRanking {
+  rank: number;
+  userId: string;
+  userName: string | null;
+  value: number;
+}
+
+/** A live cohort's rankings from Redis, best first, with names (empty when the cohort is not there). */
+export async function liveCohort(ctx: Ctx, tk: TenantKeys, key: string): Promise<CohortRanking[]> {
+  const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
+  const ids: string[] = [];
+  for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
+  const names = ids.length ? ((await ctx.redis.pipeline(ids.map((id) => ['hget', tk.user(id), NAME_FIELD])).exec()) ?? []) : [];
+  return ids.map((userId, i) => ({ rank: i + 1, userId, userName: (names[i]?.[1] as string | null) ?? null, value: leagueValue(flat[2 * i + 1]!) }));
+}
+
+/** The run parameters a run was played with, as the script stored them in the run's hash (null when not there). */
+export async function storedParams(ctx: Ctx, tk: TenantKeys, slot: number, run: number): Promise<{ sz: number; t: [number, number][] } | null> {
+  const cf = await ctx.redis.hget(tk.leagueRun(slot, run), 'cf');
+  return cf ? (JSON.parse(cf) as { sz: number; t: [number, number][] }) : null;
+}
+
+/**
+ * The tier a user would start the run in progress with (lg_tier in
+ * lua/lib/50-leagues.lua, which a read must agree with): the outcome of
+ * their last run while it is not applied to the settled tiers yet, else the
+ * settled tier. Clamped to the run's tiers.
+ */
+export async function tierNow(
+  ctx: Ctx, tk: TenantKeys, l: LeagueConfig, p: RunParams, userId: string, place: { run: number; tier: number; no: number } | null,
+): Promise<number> {
+  let tier: number;
+  const done = Number((await ctx.redis.hget(tk.league(l.slot), 'd')) ?? -1);
+  if (place && place.run > done) {
+    tier = place.tier;
+    const ck = tk.cohort(l.slot, place.run, place.tier, place.no);
+    const [cf, r, n] = await Promise.all([storedParams(ctx, tk, l.slot, place.run), ctx.redis.zrevrank(ck, userId), ctx.redis.zcard(ck)]);
+    const tp = cf?.t[place.tier];
+    if (cf && tp && r !== null) tier += NEW_TIER_STEP[zoneOf(r + 1, n, cf.sz, { promote: tp[0], relegate: tp[1] })];
+  } else {
+    tier = Number((await ctx.redis.hget(tk.leagueTiers(l.slot), userId)) ?? 0);
+  }
+  return Math.max(0, Math.min(p.tiers.length - 1, tier));
+}
