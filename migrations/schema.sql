@@ -255,6 +255,77 @@ CREATE TABLE laurel.leaderboards (
     started_run integer DEFAULT '-1'::integer NOT NULL
 );
 
+CREATE TABLE laurel.league_entries (
+    tenant_id uuid NOT NULL,
+    league_id uuid NOT NULL,
+    run integer NOT NULL,
+    user_id text NOT NULL,
+    tier integer NOT NULL,
+    cohort integer NOT NULL,
+    score double precision,
+    ver numeric NOT NULL
+);
+
+CREATE TABLE laurel.league_results (
+    tenant_id uuid NOT NULL,
+    league_id uuid NOT NULL,
+    run integer NOT NULL,
+    user_id text NOT NULL,
+    cohort text NOT NULL,
+    tier integer NOT NULL,
+    tier_key text NOT NULL,
+    rank integer NOT NULL,
+    value bigint NOT NULL,
+    outcome text NOT NULL,
+    new_tier integer NOT NULL,
+    new_tier_key text NOT NULL
+);
+
+CREATE TABLE laurel.league_runs (
+    tenant_id uuid NOT NULL,
+    league_id uuid NOT NULL,
+    run integer NOT NULL,
+    start_date date NOT NULL,
+    end_date date NOT NULL,
+    cohorts integer NOT NULL,
+    participants integer NOT NULL,
+    promoted integer NOT NULL,
+    relegated integer NOT NULL,
+    state text NOT NULL,
+    finalized_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE laurel.league_tiers (
+    tenant_id uuid NOT NULL,
+    league_id uuid NOT NULL,
+    user_id text NOT NULL,
+    tier integer NOT NULL
+);
+
+CREATE TABLE laurel.leagues (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    slot integer NOT NULL,
+    key text NOT NULL,
+    name text NOT NULL,
+    description text,
+    status text NOT NULL,
+    rank_by text NOT NULL,
+    metric_id uuid,
+    points_system_id uuid,
+    cadence text NOT NULL,
+    week_start text NOT NULL,
+    time_zone text NOT NULL,
+    cohort_size integer NOT NULL,
+    tiers jsonb NOT NULL,
+    next_cohort_size integer,
+    next_tiers jsonb,
+    next_from_run integer,
+    finalized_run integer NOT NULL,
+    created timestamp with time zone NOT NULL,
+    updated timestamp with time zone NOT NULL
+);
+
 CREATE TABLE laurel.message_channels (
     tenant_id uuid NOT NULL,
     channel text NOT NULL,
@@ -678,6 +749,24 @@ ALTER TABLE ONLY laurel.leaderboards
 ALTER TABLE ONLY laurel.leaderboards
     ADD CONSTRAINT leaderboards_tenant_id_key_key UNIQUE (tenant_id, key);
 
+ALTER TABLE ONLY laurel.league_entries
+    ADD CONSTRAINT league_entries_pkey PRIMARY KEY (tenant_id, league_id, run, user_id);
+
+ALTER TABLE ONLY laurel.league_results
+    ADD CONSTRAINT league_results_pkey PRIMARY KEY (tenant_id, league_id, user_id, run);
+
+ALTER TABLE ONLY laurel.league_runs
+    ADD CONSTRAINT league_runs_pkey PRIMARY KEY (tenant_id, league_id, run);
+
+ALTER TABLE ONLY laurel.league_tiers
+    ADD CONSTRAINT league_tiers_pkey PRIMARY KEY (tenant_id, league_id, user_id);
+
+ALTER TABLE ONLY laurel.leagues
+    ADD CONSTRAINT leagues_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY laurel.leagues
+    ADD CONSTRAINT leagues_tenant_id_key_key UNIQUE (tenant_id, key);
+
 ALTER TABLE ONLY laurel.message_channels
     ADD CONSTRAINT message_channels_pkey PRIMARY KEY (tenant_id, channel);
 
@@ -806,6 +895,8 @@ CREATE INDEX events_default_tenant_id_user_id_metric_id_local_date_idx ON laurel
 
 CREATE INDEX leaderboard_events_by_user ON laurel.leaderboard_events USING btree (tenant_id, leaderboard_id, user_id, seq DESC);
 
+CREATE INDEX league_results_by_cohort ON laurel.league_results USING btree (tenant_id, league_id, run, cohort, rank);
+
 CREATE INDEX messages_by_user ON laurel.messages USING btree (tenant_id, user_id);
 
 CREATE INDEX messages_due ON laurel.messages USING btree (next_attempt_at) WHERE (status = ANY (ARRAY['queued'::text, 'retrying'::text]));
@@ -873,6 +964,15 @@ ALTER TABLE ONLY laurel.leaderboards
 
 ALTER TABLE ONLY laurel.leaderboards
     ADD CONSTRAINT leaderboards_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY laurel.leagues
+    ADD CONSTRAINT leagues_metric_id_fkey FOREIGN KEY (metric_id) REFERENCES laurel.metrics(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY laurel.leagues
+    ADD CONSTRAINT leagues_points_system_id_fkey FOREIGN KEY (points_system_id) REFERENCES laurel.points_systems(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY laurel.leagues
+    ADD CONSTRAINT leagues_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY laurel.message_channels
     ADD CONSTRAINT message_channels_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;
