@@ -1,4 +1,4 @@
-import { dateFromDay, dayNumber, localDate, zonedMs } from './time';
+import { dateFromDay, dayNumber, localDate } from './time';
 import { TIE_BITS } from './leaderboards';
 import type { EventLeague } from '../wire/leagues';
 
@@ -76,11 +76,6 @@ export function runDates(l: Pick<LeagueConfig, 'cadence' | 'weekStart'>, r: numb
   const first = Date.UTC(y, m, 1) / 86_400_000;
   const next = Date.UTC(y, m + 1, 1) / 86_400_000;
   return { start: dateFromDay(first), end: dateFromDay(next - 1) };
-}
-
-/** The instant run `r` ends (midnight after its last day, in the league's zone). */
-export function runEndsAt(l: Pick<LeagueConfig, 'cadence' | 'weekStart' | 'timeZone'>, r: number): number {
-  return zonedMs(dateFromDay(dayNumber(runDates(l, r).end)! + 1), 0, l.timeZone);
 }
 
 /** The parameters run `r` is played with. */

@@ -16,6 +16,7 @@ export * from './calls/small';
 export * from './user-fields';
 export * from './board-position';
 export * from './achievement-stats';
+export * from './league-runs';
 export * from './calls/league';
 export * from './change-record';
 export * from './retry';

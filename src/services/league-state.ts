@@ -1,6 +1,6 @@
 import type { Ctx } from '../context';
 import type { TenantKeys } from '../redis/keys';
-import { NAME_FIELD } from '../domain/user-hash';
+import { userNames } from '../engine';
 import { LeagueConfig, leagueValue, NEW_TIER_STEP, RunParams, zoneOf } from '../domain/leagues';
 
 export interface CohortRanking {
@@ -15,8 +15,8 @@ export async function liveCohort(ctx: Ctx, tk: TenantKeys, key: string): Promise
   const flat = await ctx.redis.zrevrange(key, 0, -1, 'WITHSCORES');
   const ids: string[] = [];
   for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
-  const names = ids.length ? ((await ctx.redis.pipeline(ids.map((id) => ['hget', tk.user(id), NAME_FIELD])).exec()) ?? []) : [];
-  return ids.map((userId, i) => ({ rank: i + 1, userId, userName: (names[i]?.[1] as string | null) ?? null, value: leagueValue(flat[2 * i + 1]!) }));
+  const names = await userNames(ctx.redis, tk, ids);
+  return ids.map((userId, i) => ({ rank: i + 1, userId, userName: names[i] ?? null, value: leagueValue(flat[2 * i + 1]!) }));
 }
 
 /** The run parameters a run was played with, as the script stored them in the run's hash (null when not there). */

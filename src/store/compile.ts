@@ -87,7 +87,7 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
     };
     entries.push([`lb:${b.key}`, JSON.stringify(lb)]);
   }
-  const leagues = await q<Record<string, any>>('SELECT * FROM leagues WHERE tenant_id = $1 ORDER BY slot');
+  const leagues = await q<Row>('SELECT * FROM leagues WHERE tenant_id = $1 ORDER BY slot');
   for (const l of leagues) {
     const lg: LeagueConfig = {
       id: l.id, slot: l.slot, key: l.key, name: l.name, description: l.description, status: l.status, rankBy: l.rank_by,

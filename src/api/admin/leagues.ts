@@ -3,11 +3,13 @@ import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
 import { notFound } from '../../errors';
 import { reply, Route } from '../../http/server';
-import { batchRoute, getRow, readDeleteRoutes, scopeOf } from './resource';
+import { batchRoute, getRow, listRows, readDeleteRoutes, scopeOf } from './resource';
 import { page } from './batch';
-import { createLeague, LEAGUE_COLS, LeagueRow, leagueOfRow, leagues, updateLeague } from './writes/leagues';
+import { createLeague, leagueOfRow, leagues, updateLeague } from './writes/leagues';
 import { runAt, runParams } from '../../domain/leagues';
 import type { Tenant } from '../../store/tenants';
+import type { LeagueRow } from '../../store/leagues';
+import { openCohorts } from '../../engine';
 import type { CreateLeague, PatchLeague } from '../../wire/leagues';
 
 /**
@@ -19,16 +21,13 @@ export function leagueAdminRoutes(ctx: Ctx): Route[] {
   const LEAGUES = leagues(() => ctx.clock.now());
   /** Fill each row's cohorts per tier of the run in progress. */
   const withCohorts = async (t: Tenant, rows: LeagueRow[]): Promise<LeagueRow[]> => {
-    if (!rows.length) return rows;
-    const tk = ctx.keys.tenant(t.slot);
-    const pipe = ctx.redis.pipeline();
-    for (const r of rows) {
+    const runs = rows.map((r) => {
       const l = leagueOfRow(r);
       const run = runAt(l, ctx.clock.now());
-      pipe.hmget(tk.leagueRun(r.slot, run), ...runParams(l, run).tiers.map((_, i) => `n${i}`));
-    }
-    const res = (await pipe.exec()) ?? [];
-    return rows.map((r, i) => ({ ...r, cohorts: ((res[i]?.[1] as (string | null)[] | undefined) ?? []).map((n) => Number(n ?? 0)) }));
+      return { slot: r.slot, run, tiers: runParams(l, run).tiers.length };
+    });
+    const counts = await openCohorts(ctx.redis, ctx.keys.tenant(t.slot), runs);
+    return rows.map((r, i) => ({ ...r, cohorts: counts[i] ?? [] }));
   };
   return [
     {
@@ -37,8 +36,7 @@ export function leagueAdminRoutes(ctx: Ctx): Route[] {
       handler: async (req) => {
         const s = await scopeOf(ctx, LEAGUES as never, req);
         const { limit, skip } = page(req.query);
-        const { rows } = await ctx.db.query<LeagueRow>(`SELECT ${LEAGUE_COLS} FROM leagues WHERE tenant_id = $1 ORDER BY slot LIMIT $2 OFFSET $3`, [s.tenant.id, limit, skip]);
-        return reply(200, (await withCohorts(s.tenant, rows)).map(LEAGUES.json));
+        return reply(200, (await withCohorts(s.tenant, await listRows(ctx.db, LEAGUES, s, limit, skip))).map(LEAGUES.json));
       },
     },
     {

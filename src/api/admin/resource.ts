@@ -62,6 +62,13 @@ export async function getRow<Row>(c: Pool | PoolClient, spec: Resource<Row>, s: 
   return (rows[0] as Row | undefined) ?? null;
 }
 
+/** A page of a scope's rows, in creation order. */
+export async function listRows<Row>(c: Pool | PoolClient, spec: Resource<Row>, s: Scope, limit: number, skip: number): Promise<Row[]> {
+  const w = where(spec as Resource<unknown>, s);
+  const { rows } = await c.query(`SELECT ${spec.cols} FROM ${spec.table} WHERE ${w.sql} ORDER BY ${spec.order} LIMIT $3 OFFSET $4`, [...w.params, limit, skip]);
+  return rows as Row[];
+}
+
 /** GET collection (limit/skip), GET one by id, DELETE by `ids`: the same for every config resource. */
 export function readDeleteRoutes<Row>(ctx: Ctx, spec: Resource<Row>): Route[] {
   const any = spec as Resource<unknown>;
@@ -72,12 +79,7 @@ export function readDeleteRoutes<Row>(ctx: Ctx, spec: Resource<Row>): Route[] {
       handler: async (req) => {
         const s = await scopeOf(ctx, any, req);
         const { limit, skip } = page(req.query);
-        const w = where(any, s);
-        const { rows } = await ctx.db.query(
-          `SELECT ${spec.cols} FROM ${spec.table} WHERE ${w.sql} ORDER BY ${spec.order} LIMIT $3 OFFSET $4`,
-          [...w.params, limit, skip],
-        );
-        return reply(200, (rows as Row[]).map(spec.json));
+        return reply(200, (await listRows(ctx.db, spec, s, limit, skip)).map(spec.json));
       },
     },
     {

@@ -9,17 +9,8 @@ import type { TenantConfig } from '../../store/tenant-config';
 import { readUser } from '../../services/user-calls';
 import { liveCohort, tierNow } from '../../services/league-state';
 import type { LeagueHistoryEntry } from '../../wire/leagues';
-import { NAME_FIELD } from '../../domain/user-hash';
-
-interface ResultRow {
-  run: number;
-  cohort: string;
-  tier_key: string;
-  rank: number;
-  value: string;
-  outcome: LeagueHistoryEntry['outcome'];
-  new_tier_key: string;
-}
+import { cohortResults, leagueHistory } from '../../store/league-results';
+import { userNames } from '../../engine';
 
 /** Leagues read by the application (a Laurel extension, docs/leagues.md). */
 export function leagueRoutes(ctx: Ctx): Route[] {
@@ -28,15 +19,10 @@ export function leagueRoutes(ctx: Ctx): Route[] {
     if (!l) throw notFound(`League "${key}" not found`);
     return l;
   };
-  const historyJson = (l: LeagueConfig, r: ResultRow): LeagueHistoryEntry => ({
-    ...runDates(l, r.run), cohortId: r.cohort, tier: r.tier_key, rank: r.rank, value: Number(r.value), outcome: r.outcome, newTier: r.new_tier_key,
-  });
-  const history = async (tenantId: string, l: LeagueConfig, userId: string, limit: number) =>
-    (await ctx.db.query<ResultRow>(
-      `SELECT run, cohort, tier_key, rank, value, outcome, new_tier_key FROM league_results
-       WHERE tenant_id = $1 AND league_id = $2 AND user_id = $3 ORDER BY run DESC LIMIT $4`,
-      [tenantId, l.id, userId, limit],
-    )).rows.map((r) => historyJson(l, r));
+  const history = async (tenantId: string, l: LeagueConfig, userId: string, limit: number): Promise<LeagueHistoryEntry[]> =>
+    (await leagueHistory(ctx.db, tenantId, l.id, userId, limit)).map((r) => ({
+      ...runDates(l, r.run), cohortId: r.cohortId, tier: r.tierKey, rank: r.rank, value: r.value, outcome: r.outcome, newTier: r.newTierKey,
+    }));
 
   return [
     {
@@ -95,13 +81,10 @@ export function leagueRoutes(ctx: Ctx): Route[] {
         // Live until its run's results are durable and its keys freed; from Postgres after.
         let rankings = await liveCohort(ctx, tk, tk.cohort(l.slot, id.run, id.tier, id.no));
         if (!rankings.length) {
-          const { rows } = await ctx.db.query<{ user_id: string; rank: number; value: string }>(
-            `SELECT user_id, rank, value FROM league_results WHERE tenant_id = $1 AND league_id = $2 AND run = $3 AND cohort = $4 ORDER BY rank`,
-            [tenant.id, l.id, id.run, req.params[1]],
-          );
+          const rows = await cohortResults(ctx.db, tenant.id, l.id, id.run, req.params[1]!);
           if (!rows.length) throw notFound(`Cohort "${req.params[1]}" not found`);
-          const names = (await ctx.redis.pipeline(rows.map((r) => ['hget', tk.user(r.user_id), NAME_FIELD])).exec()) ?? [];
-          rankings = rows.map((r, i) => ({ rank: r.rank, userId: r.user_id, userName: (names[i]?.[1] as string | null) ?? null, value: Number(r.value) }));
+          const names = await userNames(ctx.redis, tk, rows.map((r) => r.userId));
+          rankings = rows.map((r, i) => ({ rank: r.rank, userId: r.userId, userName: names[i] ?? null, value: r.value }));
         }
         const t = tierAt(runParams(l, id.run), id.tier);
         return reply(200, { id: req.params[1], tier: { key: t.key, name: t.name, index: t.index }, run: runDates(l, id.run), rankings });

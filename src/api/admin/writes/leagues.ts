@@ -1,41 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
+import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
 import { canonicalZone } from '../../../domain/time';
-import { Cadence, LeagueConfig, runAt, runDates, RunParams, Tier } from '../../../domain/leagues';
+import { LeagueConfig, runAt, runDates, RunParams, Tier } from '../../../domain/leagues';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
+import { countMetrics } from '../../../store/metrics';
+import {
+  insertLeague, LEAGUE_COLS, leagueKeyTaken, LeagueRow, pointsSystemExists, updateLeagueRow,
+} from '../../../store/leagues';
 import { getRow, Resource, Scope } from '../resource';
 import { retentionSettingsOf } from './retention';
 import type { CreateLeague, PatchLeague } from '../../../wire/leagues';
 
 // League writes (docs/leagues.md), shared by the Admin API and the configuration document.
-
-export interface LeagueRow {
-  id: string;
-  slot: number;
-  key: string;
-  name: string;
-  description: string | null;
-  status: 'active' | 'inactive';
-  rank_by: 'metric' | 'points';
-  metric_id: string | null;
-  points_system_id: string | null;
-  cadence: Cadence;
-  week_start: string;
-  time_zone: string;
-  cohort_size: number;
-  tiers: Tier[];
-  next_cohort_size: number | null;
-  next_tiers: Tier[] | null;
-  next_from_run: number | null;
-  finalized_run: number;
-  /** Cohorts opened per tier in the current run (filled from Redis by the reads). */
-  cohorts?: number[];
-}
-
-export const LEAGUE_COLS = `id, slot, key, name, description, status, rank_by, metric_id, points_system_id, cadence, week_start, time_zone,
-  cohort_size, tiers, next_cohort_size, next_tiers, next_from_run, finalized_run`;
 
 /** A row as the run math sees it (slots of metric and system are not needed there). */
 export function leagueOfRow(r: LeagueRow): LeagueConfig {
@@ -89,21 +67,17 @@ const tierList = (tiers: Tier[]): Tier[] => tiers.map((t) => ({ key: t.key, name
 
 export async function createLeague(ctx: Ctx, c: PoolClient, s: Scope, item: CreateLeague): Promise<LeagueRow | string> {
   if (!KEY_PATTERN.test(item.key)) return `key: ${KEY_RULE}`;
-  if ((await c.query('SELECT 1 FROM leagues WHERE tenant_id = $1 AND key = $2', [s.tenant.id, item.key])).rowCount) {
-    return `key: "${item.key}" is already used by another league`;
-  }
+  if (await leagueKeyTaken(c, s.tenant.id, item.key)) return `key: "${item.key}" is already used by another league`;
   if (!['daily', 'weekly', 'monthly'].includes(item.cadence)) return `cadence: "${String(item.cadence)}" is not daily, weekly or monthly`;
   const size = item.cohortSize ?? 30;
   const problem = tiersProblem(item.tiers, size);
   if (problem) return problem;
   if (item.rankBy === 'metric') {
     if (!item.metricId) return 'metricId is required when rankBy is metric';
-    if (!(await c.query('SELECT 1 FROM metrics WHERE tenant_id = $1 AND id = $2', [s.tenant.id, item.metricId])).rowCount) return `metricId: no metric ${item.metricId}`;
+    if (!(await countMetrics(c, s.tenant.id, [item.metricId]))) return `metricId: no metric ${item.metricId}`;
   } else {
     if (!item.pointsSystemId) return 'pointsSystemId is required when rankBy is points';
-    if (!(await c.query('SELECT 1 FROM points_systems WHERE tenant_id = $1 AND id = $2', [s.tenant.id, item.pointsSystemId])).rowCount) {
-      return `pointsSystemId: no points system ${item.pointsSystemId}`;
-    }
+    if (!(await pointsSystemExists(c, s.tenant.id, item.pointsSystemId))) return `pointsSystemId: no points system ${item.pointsSystemId}`;
   }
   const zone = item.timeZone === undefined ? (await retentionSettingsOf(c, s.tenant.id)).defaultTimeZone : canonicalZone(item.timeZone);
   if (zone === null) return `timeZone: "${item.timeZone}" is not an IANA time zone`;
@@ -111,15 +85,12 @@ export async function createLeague(ctx: Ctx, c: PoolClient, s: Scope, item: Crea
   const now = ctx.clock.now();
   // Runs before the one in progress at creation were never played: nothing to finalize.
   const first = runAt({ cadence: item.cadence, weekStart, timeZone: zone }, now);
-  const { rows } = await c.query<LeagueRow>(
-    `INSERT INTO leagues (tenant_id, id, slot, key, name, description, status, rank_by, metric_id, points_system_id, cadence, week_start,
-       time_zone, cohort_size, tiers, finalized_run, created, updated)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17) RETURNING ${LEAGUE_COLS}`,
-    [s.tenant.id, randomUUID(), await nextSlot(c, s.tenant.id), item.key, item.name, item.description ?? null, item.status ?? 'active',
-      item.rankBy, item.rankBy === 'metric' ? item.metricId : null, item.rankBy === 'points' ? item.pointsSystemId : null,
-      item.cadence, weekStart, zone, size, JSON.stringify(tierList(item.tiers)), first - 1, new Date(now)],
-  );
-  return rows[0]!;
+  return insertLeague(c, s.tenant.id, {
+    id: randomUUID(), slot: await nextSlot(c, s.tenant.id), key: item.key, name: item.name, description: item.description ?? null,
+    status: item.status ?? 'active', rankBy: item.rankBy, metricId: item.rankBy === 'metric' ? item.metricId ?? null : null,
+    systemId: item.rankBy === 'points' ? item.pointsSystemId ?? null : null, cadence: item.cadence, weekStart, timeZone: zone, cohortSize: size,
+    tiers: tierList(item.tiers), finalizedRun: first - 1,
+  }, new Date(now));
 }
 
 /** Name, description and status change at once; tiers and cohort size from the next run on. */
@@ -140,12 +111,8 @@ export async function updateLeague(ctx: Ctx, c: PoolClient, s: Scope, item: Patc
     next = { fromRun: run + 1, cohortSize: size, tiers: tierList(tiers) };
   }
   current = { cohortSize: current.cohortSize, tiers: current.tiers };
-  const { rows } = await c.query<LeagueRow>(
-    `UPDATE leagues SET name = $3, description = $4, status = $5, cohort_size = $6, tiers = $7, next_cohort_size = $8, next_tiers = $9,
-       next_from_run = $10, updated = $11 WHERE tenant_id = $1 AND id = $2 RETURNING ${LEAGUE_COLS}`,
-    [s.tenant.id, row.id, item.name ?? row.name, item.description !== undefined ? item.description : row.description, item.status ?? row.status,
-      current.cohortSize, JSON.stringify(current.tiers), next?.cohortSize ?? null, next ? JSON.stringify(next.tiers) : null, next?.fromRun ?? null,
-      new Date(ctx.clock.now())],
-  );
-  return rows[0]!;
+  return updateLeagueRow(c, s.tenant.id, row.id, {
+    name: item.name ?? row.name, description: item.description !== undefined ? item.description : row.description, status: item.status ?? row.status,
+    cohortSize: current.cohortSize, tiers: current.tiers, next,
+  }, new Date(ctx.clock.now()));
 }

@@ -1,0 +1,15 @@
+import type { RedisClient } from '../redis/client';
+import type { TenantKeys } from '../redis/keys';
+
+/**
+ * The cohorts opened so far in each tier of league runs (plain reads of the
+ * runs' hashes, field `n<tier>` as lua/lib/50-leagues.lua keeps it), in one
+ * round trip: per run asked, one count per tier (0 where none is open).
+ */
+export async function openCohorts(redis: RedisClient, tk: TenantKeys, runs: { slot: number; run: number; tiers: number }[]): Promise<number[][]> {
+  if (runs.length === 0) return [];
+  const pipe = redis.pipeline();
+  for (const r of runs) pipe.hmget(tk.leagueRun(r.slot, r.run), ...Array.from({ length: r.tiers }, (_, i) => `n${i}`));
+  const res = (await pipe.exec()) ?? [];
+  return runs.map((_, i) => ((res[i]?.[1] as (string | null)[] | undefined) ?? []).map((n) => Number(n ?? 0)));
+}

@@ -1,0 +1,68 @@
+import type { PoolClient } from 'pg';
+import type { Cadence, LeagueConfig, LeagueStatus, Tier } from '../domain/leagues';
+
+// The leagues table (docs/leagues.md): the rows the Admin API reads and
+// writes, inside the caller's config transaction. Tiers are stored as JSON.
+
+export interface LeagueRow {
+  id: string;
+  slot: number;
+  key: string;
+  name: string;
+  description: string | null;
+  status: LeagueStatus;
+  rank_by: 'metric' | 'points';
+  metric_id: string | null;
+  points_system_id: string | null;
+  cadence: Cadence;
+  week_start: string;
+  time_zone: string;
+  cohort_size: number;
+  tiers: Tier[];
+  next_cohort_size: number | null;
+  next_tiers: Tier[] | null;
+  next_from_run: number | null;
+  finalized_run: number;
+  /** Cohorts opened per tier in the current run (filled from Redis by the reads). */
+  cohorts?: number[];
+}
+
+export const LEAGUE_COLS = `id, slot, key, name, description, status, rank_by, metric_id, points_system_id, cadence, week_start, time_zone,
+  cohort_size, tiers, next_cohort_size, next_tiers, next_from_run, finalized_run`;
+
+/** Whether the tenant has a league with this key. */
+export async function leagueKeyTaken(c: PoolClient, tenantId: string, key: string): Promise<boolean> {
+  return Boolean((await c.query('SELECT 1 FROM leagues WHERE tenant_id = $1 AND key = $2', [tenantId, key])).rowCount);
+}
+
+/** Whether the tenant has this points system. */
+export async function pointsSystemExists(c: PoolClient, tenantId: string, id: string): Promise<boolean> {
+  return Boolean((await c.query('SELECT 1 FROM points_systems WHERE tenant_id = $1 AND id = $2', [tenantId, id])).rowCount);
+}
+
+/** A new league's columns: its config as it starts (no change pending), and the last run counted as finalized. */
+export type NewLeague = Omit<LeagueConfig, 'metricSlot' | 'systemSlot' | 'next'> & { finalizedRun: number };
+
+export async function insertLeague(c: PoolClient, tenantId: string, l: NewLeague, now: Date): Promise<LeagueRow> {
+  const { rows } = await c.query<LeagueRow>(
+    `INSERT INTO leagues (tenant_id, id, slot, key, name, description, status, rank_by, metric_id, points_system_id, cadence, week_start,
+       time_zone, cohort_size, tiers, finalized_run, created, updated)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17) RETURNING ${LEAGUE_COLS}`,
+    [tenantId, l.id, l.slot, l.key, l.name, l.description, l.status, l.rankBy, l.metricId, l.systemId,
+      l.cadence, l.weekStart, l.timeZone, l.cohortSize, JSON.stringify(l.tiers), l.finalizedRun, now],
+  );
+  return rows[0]!;
+}
+
+/** What a league update sets: the run parameters in force, and the change pending from a later run (null: none). */
+export type LeagueUpdate = Pick<LeagueConfig, 'name' | 'description' | 'status' | 'cohortSize' | 'tiers' | 'next'>;
+
+export async function updateLeagueRow(c: PoolClient, tenantId: string, id: string, u: LeagueUpdate, now: Date): Promise<LeagueRow> {
+  const { rows } = await c.query<LeagueRow>(
+    `UPDATE leagues SET name = $3, description = $4, status = $5, cohort_size = $6, tiers = $7, next_cohort_size = $8, next_tiers = $9,
+       next_from_run = $10, updated = $11 WHERE tenant_id = $1 AND id = $2 RETURNING ${LEAGUE_COLS}`,
+    [tenantId, id, u.name, u.description, u.status, u.cohortSize, JSON.stringify(u.tiers),
+      u.next?.cohortSize ?? null, u.next ? JSON.stringify(u.next.tiers) : null, u.next?.fromRun ?? null, now],
+  );
+  return rows[0]!;
+}
