@@ -49,6 +49,10 @@ export async function finalizeLeagues(ctx: Ctx, t: Tenant): Promise<void> {
 }
 
 /** Step 1; the run's state after it (null: nobody played it, nothing more to do). */
+/** Cohorts read per Redis round trip, and result rows written per statement, while finalizing a run. */
+const SLICE_COHORTS = 200;
+const SLICE_ROWS = 5_000;
+
 export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: number): Promise<string | null> {
   const tk = ctx.keys.tenant(t.slot);
   await leagueCloseCall(ctx.engine, tk, { slot: l.slot, run: r });
@@ -58,9 +62,13 @@ export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: numbe
   // Every cohort of the run at once (a run of 100,000 participants has about 3,400).
   const cohorts: { tier: number; no: number }[] = [];
   if (cf) for (let i = 0; i < cf.t.length; i++) for (let no = 1; no <= Number(run[`n${i}`] ?? 0); no++) cohorts.push({ tier: i, no });
-  const pipe = ctx.redis.pipeline();
-  for (const c of cohorts) pipe.zrevrange(tk.cohort(l.slot, r, c.tier, c.no), 0, -1, 'WITHSCORES');
-  const ranked = cohorts.length ? ((await pipe.exec()) ?? []) : [];
+  // Read in slices, so the event loop (and Redis) serves events between them.
+  const ranked: [Error | null, unknown][] = [];
+  for (let i = 0; i < cohorts.length; i += SLICE_COHORTS) {
+    const pipe = ctx.redis.pipeline();
+    for (const c of cohorts.slice(i, i + SLICE_COHORTS)) pipe.zrevrange(tk.cohort(l.slot, r, c.tier, c.no), 0, -1, 'WITHSCORES');
+    ranked.push(...((await pipe.exec()) ?? []));
+  }
   const results: Result[] = [];
   let used = 0;
   cohorts.forEach((c, i) => {
@@ -110,20 +118,23 @@ export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: numbe
     );
     // Another process stored this run first: its results and webhooks stand.
     if (!first.rowCount) return 'durable';
-    const json = JSON.stringify(results);
-    await c.query(
-      `INSERT INTO league_results (tenant_id, league_id, run, user_id, cohort, tier, tier_key, rank, value, outcome, new_tier, new_tier_key)
-       SELECT $1, $2, $3, x.u, x.c, x.t, x.tk, x.rk, x.v, x.o, x.nt, x.ntk
-       FROM jsonb_to_recordset($4::jsonb) AS x(u text, c text, t integer, tk text, rk integer, v bigint, o text, nt integer, ntk text)
-       ON CONFLICT DO NOTHING`,
-      [t.id, l.id, r, json],
-    );
-    await c.query(
-      `INSERT INTO league_tiers (tenant_id, league_id, user_id, tier)
-       SELECT $1, $2, x.u, x.nt FROM jsonb_to_recordset($3::jsonb) AS x(u text, nt integer) ORDER BY x.u
-       ON CONFLICT (tenant_id, league_id, user_id) DO UPDATE SET tier = excluded.tier`,
-      [t.id, l.id, json],
-    );
+    // In slices of rows: one statement of a whole run's JSON holds the event loop for tens of milliseconds.
+    for (let i = 0; i < results.length; i += SLICE_ROWS) {
+      const json = JSON.stringify(results.slice(i, i + SLICE_ROWS));
+      await c.query(
+        `INSERT INTO league_results (tenant_id, league_id, run, user_id, cohort, tier, tier_key, rank, value, outcome, new_tier, new_tier_key)
+         SELECT $1, $2, $3, x.u, x.c, x.t, x.tk, x.rk, x.v, x.o, x.nt, x.ntk
+         FROM jsonb_to_recordset($4::jsonb) AS x(u text, c text, t integer, tk text, rk integer, v bigint, o text, nt integer, ntk text)
+         ON CONFLICT DO NOTHING`,
+        [t.id, l.id, r, json],
+      );
+      await c.query(
+        `INSERT INTO league_tiers (tenant_id, league_id, user_id, tier)
+         SELECT $1, $2, x.u, x.nt FROM jsonb_to_recordset($3::jsonb) AS x(u text, nt integer) ORDER BY x.u
+         ON CONFLICT (tenant_id, league_id, user_id) DO UPDATE SET tier = excluded.tier`,
+        [t.id, l.id, json],
+      );
+    }
     await enqueue(c, t.id, events, now);
     return 'durable';
   });
