@@ -229,6 +229,39 @@ t.test('erasure takes the user out of their cohort and history; the export has t
   t.match((await s.event('xp', { user: { id: 'z' }, value: 1 })).body.leagues.wk, { cohortId: before.id });
 });
 
+t.test("deleting a league removes its runs, results and Redis keys (an erased user's id with them); other leagues keep theirs", async (t) => {
+  const s = await startServer(t);
+  const { xp } = await s.metrics(['xp']);
+  const wk = await league(s, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: xp!.id, cadence: 'weekly', cohortSize: 4, tiers: TIERS, timeZone: 'UTC' });
+  const day = await league(s, { key: 'day', name: 'Daily', rankBy: 'metric', metricId: xp!.id, cadence: 'daily', cohortSize: 4, tiers: TIERS, timeZone: 'UTC' });
+  for (const [u, v] of [['a', 30], ['b', 20], ['c', 10]] as const) await s.event('xp', { user: { id: u }, value: v });
+  s.clock.set('2026-03-16T00:00:30Z');
+  await s.app.scheduler.runOnce();
+  await s.event('xp', { user: { id: 'a' }, value: 5 });
+  await s.drain();
+  const db = s.app.ctx.db;
+  const slots = (await db.query<{ id: string; slot: number }>('SELECT id, slot FROM leagues')).rows;
+  const tslot = (await db.query<{ slot: number }>("SELECT slot FROM tenants WHERE id = '00000000-0000-0000-0000-000000000000'")).rows[0]!.slot;
+  const tk = s.app.ctx.keys.tenant(tslot);
+  const keysOf = async (id: string) => {
+    const slot = slots.find((x) => x.id === id)!.slot;
+    return [...(await s.app.ctx.redis.keys(`${tk.league(slot)}:*`)), ...(await s.app.ctx.redis.keys(tk.league(slot)))];
+  };
+  const rowsOf = async (id: string) => (await db.query<{ n: number }>(
+    `SELECT (SELECT count(*) FROM league_entries WHERE league_id = $1) + (SELECT count(*) FROM league_runs WHERE league_id = $1)
+      + (SELECT count(*) FROM league_results WHERE league_id = $1) + (SELECT count(*) FROM league_tiers WHERE league_id = $1) AS n`, [id])).rows[0]!.n;
+  t.ok((await keysOf(wk.id)).length > 0 && Number(await rowsOf(wk.id)) > 0, 'the weekly league has keys and rows before');
+  const del = await s.call('DELETE', `/admin/v1/leagues?ids=${wk.id}`);
+  t.same(del.body, { deleted: [{ id: wk.id }], issues: [] });
+  t.same(await keysOf(wk.id), [], 'no Redis key of the deleted league is left');
+  t.equal(Number(await rowsOf(wk.id)), 0, 'no row of its runs, results or tiers is left');
+  t.ok((await keysOf(day.id)).length > 0, 'the other league keeps its keys');
+  t.equal((await s.call('GET', '/v1/users/a/leagues/wk')).status, 404);
+  t.match((await s.call('GET', '/v1/users/a/leagues/day')).body, { key: 'day' });
+  const again = await s.call('DELETE', `/admin/v1/leagues?ids=${wk.id}`);
+  t.same(again.body, { deleted: [], issues: [{ id: wk.id, severity: 'error', message: 'League not found' }] });
+});
+
 t.test('@trophyso/node parses an event response that carries leagues', async (t) => {
   const { TrophyApiClient } = await import('@trophyso/node');
   const s = await startServer(t);

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../redis/client';
+import { purgeKeys } from '../redis/purge';
 import type { TenantKeys } from '../redis/keys';
 
 /**
@@ -12,4 +13,11 @@ export async function openCohorts(redis: RedisClient, tk: TenantKeys, runs: { sl
   for (const r of runs) pipe.hmget(tk.leagueRun(r.slot, r.run), ...Array.from({ length: r.tiers }, (_, i) => `n${i}`));
   const res = (await pipe.exec()) ?? [];
   return runs.map((_, i) => ((res[i]?.[1] as (string | null)[] | undefined) ?? []).map((n) => Number(n ?? 0)));
+}
+
+/** Every Redis key of a deleted league: its base hash, settled tiers, runs and cohorts. */
+export async function freeLeagueKeys(redis: RedisClient, tk: TenantKeys, slot: number): Promise<void> {
+  await redis.unlink(tk.league(slot));
+  // The ':' keeps slot 1 from matching slot 10's keys.
+  await purgeKeys(redis, `${tk.league(slot)}:*`);
 }

@@ -1,15 +1,16 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
-import { uuidParam } from '../../http/body';
+import { idsParam, uuidParam } from '../../http/body';
 import { notFound } from '../../errors';
 import { reply, Route } from '../../http/server';
-import { batchRoute, getRow, listRows, readDeleteRoutes, scopeOf } from './resource';
-import { page } from './batch';
+import { batchRoute, getRow, listRows, scopeOf } from './resource';
+import { issueFor, page } from './batch';
 import { createLeague, leagueOfRow, leagues, updateLeague } from './writes/leagues';
 import { runAt, runParams } from '../../domain/leagues';
 import type { Tenant } from '../../store/tenants';
-import type { LeagueRow } from '../../store/leagues';
-import { openCohorts } from '../../engine';
+import { deleteLeagues, type LeagueRow } from '../../store/leagues';
+import { configTx } from '../../store/config-tx';
+import { freeLeagueKeys, openCohorts } from '../../engine';
 import type { CreateLeague, PatchLeague } from '../../wire/leagues';
 
 /**
@@ -49,7 +50,20 @@ export function leagueAdminRoutes(ctx: Ctx): Route[] {
         return reply(200, LEAGUES.json((await withCohorts(s.tenant, [row]))[0]!));
       },
     },
-    ...readDeleteRoutes(ctx, LEAGUES).filter((r) => r.method === 'del'),
+    {
+      method: 'del',
+      pattern: LEAGUES.path,
+      handler: async (req) => {
+        const s = await scopeOf(ctx, LEAGUES as never, req);
+        const ids = idsParam(req.query);
+        const deleted = await configTx(ctx, s.tenant, (c) => deleteLeagues(c, s.tenant.id, ids));
+        // The new config is published: no event enters these leagues any more, so their keys go,
+        // and with them the ids of users in their cohorts (an erasure only visits configured leagues).
+        for (const d of deleted) await freeLeagueKeys(ctx.redis, ctx.keys.tenant(s.tenant.slot), d.slot);
+        const gone = new Set(deleted.map((d) => d.id));
+        return reply(200, { deleted: deleted.map((d) => ({ id: d.id })), issues: ids.filter((id) => !gone.has(id)).map((id) => issueFor(id, 'League not found')) });
+      },
+    },
     batchRoute(ctx, LEAGUES, 'post', typia.createValidate<CreateLeague>(), (c, s, item) => createLeague(ctx, c, s, item)),
     batchRoute(ctx, LEAGUES, 'patch', typia.createValidate<PatchLeague>(), (c, s, item) => updateLeague(ctx, c, s, item)),
   ];
