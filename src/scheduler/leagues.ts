@@ -48,11 +48,11 @@ export async function finalizeLeagues(ctx: Ctx, t: Tenant): Promise<void> {
   }
 }
 
-/** Step 1; the run's state after it (null: nobody played it, nothing more to do). */
 /** Cohorts read per Redis round trip, and result rows written per statement, while finalizing a run. */
 const SLICE_COHORTS = 200;
 const SLICE_ROWS = 5_000;
 
+/** Step 1; the run's state after it (null: nobody played it, nothing more to do). */
 export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: number): Promise<string | null> {
   const tk = ctx.keys.tenant(t.slot);
   await leagueCloseCall(ctx.engine, tk, { slot: l.slot, run: r });
