@@ -68,3 +68,15 @@ export async function tx<T>(db: Pool, fn: (c: PoolClient) => Promise<T>, begin =
     c.release(broken);
   }
 }
+
+/**
+ * Run `fn` in a savepoint of the transaction `c`: its writes stay when `keep`
+ * says so of its result and are undone otherwise, and the transaction goes
+ * on either way. A thrown error is left to the transaction's rollback.
+ */
+export async function inSavepoint<T>(c: PoolClient, fn: () => Promise<T>, keep: (out: T) => boolean): Promise<T> {
+  await c.query('SAVEPOINT item');
+  const out = await fn();
+  await c.query(keep(out) ? 'RELEASE SAVEPOINT item' : 'ROLLBACK TO SAVEPOINT item');
+  return out;
+}

@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import { inSavepoint, PoolClient } from '../../../store/db';
 import type { SecretBox } from '../../../domain/secret-box';
 import type { ConfigFieldChange, ConfigPlan, ConfigProblem } from '../../../wire/admin';
 import { identities, Ids, Kind, loadNames, Problem, Writer } from './kind';
@@ -125,12 +125,9 @@ export async function applyResources(w: Omit<Writer, 'ids'>, before: Resources, 
     for (const i of writeOrder(k, items, wantIds)) {
       const j = haveIds.indexOf(wantIds[i]!);
       if (j >= 0 && same(have[j], items[i])) continue;
-      await w.c.query('SAVEPOINT item');
-      const found: Problem[] = j >= 0 ? await k.update(writer, items[i], have[j], wantIds[i]!) : await k.create(writer, items[i]);
-      if (found.length) {
-        await w.c.query('ROLLBACK TO SAVEPOINT item');
-        problems.push(...found.map((p) => ({ path: itemPath(k, i) + p.path, message: p.message })));
-      } else await w.c.query('RELEASE SAVEPOINT item');
+      const write = (): Promise<Problem[]> => (j >= 0 ? k.update(writer, items[i], have[j], wantIds[i]!) : k.create(writer, items[i]));
+      const found = await inSavepoint(w.c, write, (p) => p.length === 0);
+      problems.push(...found.map((p) => ({ path: itemPath(k, i) + p.path, message: p.message })));
     }
   }
   if (!w.prune) return problems;

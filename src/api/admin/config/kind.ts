@@ -1,4 +1,5 @@
-import type { PoolClient } from 'pg';
+import type { PoolClient } from '../../../store/db';
+import { attributeIdOfKey, idOfKey, keysById } from '../../../store/config-keys';
 import type { IValidation } from 'typia';
 import type { Ctx } from '../../../context';
 import type { SecretBox } from '../../../domain/secret-box';
@@ -66,32 +67,28 @@ export interface Writer {
   prune: boolean;
 }
 
+/**
+ * The id of a missing key. References were checked before anything was written, so a key is missing only when its
+ * own write failed (a problem already reported): an id matching nothing then lets the Admin write say "not found" for
+ * this item too.
+ */
 const NO_ID = '00000000-0000-0000-0000-000000000000';
 
 /** Ids of the tenant's resources by key, as of now in the transaction. */
 export class Ids {
   constructor(private readonly c: PoolClient, private readonly tenantId: string) {}
 
-  /**
-   * References were checked before anything was written, so a key is missing only when its own write failed (a
-   * problem already reported): an id matching nothing then lets the Admin write say "not found" for this item too.
-   */
-  private async one(sql: string, ...params: unknown[]): Promise<string> {
-    const { rows } = await this.c.query<{ id: string }>(sql, [this.tenantId, ...params]);
-    return rows[0]?.id ?? NO_ID;
+  async metric(key: string) {
+    return (await idOfKey(this.c, this.tenantId, 'metrics', key)) ?? NO_ID;
   }
-
-  metric(key: string) {
-    return this.one('SELECT id FROM metrics WHERE tenant_id = $1 AND key = $2', key);
+  async attribute(type: 'user' | 'event', key: string) {
+    return (await attributeIdOfKey(this.c, this.tenantId, type, key)) ?? NO_ID;
   }
-  attribute(type: 'user' | 'event', key: string) {
-    return this.one('SELECT id FROM attributes WHERE tenant_id = $1 AND type = $2 AND key = $3', type, key);
+  async achievement(key: string) {
+    return (await idOfKey(this.c, this.tenantId, 'achievements', key)) ?? NO_ID;
   }
-  achievement(key: string) {
-    return this.one('SELECT id FROM achievements WHERE tenant_id = $1 AND key = $2', key);
-  }
-  system(key: string) {
-    return this.one('SELECT id FROM points_systems WHERE tenant_id = $1 AND key = $2', key);
+  async system(key: string) {
+    return (await idOfKey(this.c, this.tenantId, 'points_systems', key)) ?? NO_ID;
   }
 
   /** Filters by key as filters by id. */
@@ -111,9 +108,10 @@ export interface Names {
 }
 
 export async function loadNames(c: PoolClient, tenantId: string): Promise<Names> {
-  const map = async (table: string) =>
-    new Map((await c.query<{ id: string; key: string }>(`SELECT id, key FROM ${table} WHERE tenant_id = $1`, [tenantId])).rows.map((r) => [r.id, r.key]));
-  return { metric: await map('metrics'), attribute: await map('attributes'), achievement: await map('achievements'), system: await map('points_systems') };
+  return {
+    metric: await keysById(c, tenantId, 'metrics'), attribute: await keysById(c, tenantId, 'attributes'),
+    achievement: await keysById(c, tenantId, 'achievements'), system: await keysById(c, tenantId, 'points_systems'),
+  };
 }
 
 /** Filters by id as filters by key (a filter on a deleted attribute is left out: it can never match). */
