@@ -1,5 +1,7 @@
 import typia from 'typia';
 import type { ConfigAttribute } from '../../../../wire/admin';
+import { attributesOf } from '../../../../store/attributes';
+import { deleteAttributeByKey } from '../../../../store/config-keys';
 import { createAttribute, updateAttribute } from '../../writes/attributes';
 import { byIdentity, Kind, outcome } from '../kind';
 
@@ -9,8 +11,7 @@ export const attributesKind: Kind<ConfigAttribute> = {
   name: 'attributes',
   validate: typia.createValidateEquals<ConfigAttribute[]>(),
   async read(c, tenantId) {
-    const { rows } = await c.query<ConfigAttribute>('SELECT key, name, type FROM attributes WHERE tenant_id = $1', [tenantId]);
-    return byIdentity(rows.map((r) => ({ key: r.key, name: r.name, type: r.type })), identity);
+    return byIdentity((await attributesOf(c, tenantId)).map((r) => ({ key: r.key, name: r.name, type: r.type })), identity);
   },
   normal: (a) => ({ key: a.key, name: a.name, type: a.type }),
   identity,
@@ -18,6 +19,6 @@ export const attributesKind: Kind<ConfigAttribute> = {
   create: async (w, a) => outcome(await createAttribute(w.ctx, w.c, w.scope, a)),
   update: async (w, a) => outcome(await updateAttribute(w.ctx, w.c, w.scope, { id: await w.ids.attribute(a.type, a.key), name: a.name })),
   async remove(w, a) {
-    await w.c.query('DELETE FROM attributes WHERE tenant_id = $1 AND type = $2 AND key = $3', [w.scope.tenant.id, a.type, a.key]);
+    await deleteAttributeByKey(w.c, w.scope.tenant.id, a.type, a.key);
   },
 };
