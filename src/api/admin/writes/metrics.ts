@@ -1,25 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
+import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
+import { idOfKey } from '../../../store/config-keys';
+import { insertMetric, METRIC_COLS, MetricRow, updateMetricRow } from '../../../store/metrics';
 import { getRow, Resource, Scope } from '../resource';
 import type { CreateMetric, UnitType, UpdateMetric } from '../../../wire/admin';
 
 // Metric writes, shared by the Admin API and the configuration document.
 
-export interface MetricRow {
-  id: string;
-  name: string;
-  key: string;
-  unit_type: UnitType;
-  units: string;
-}
-const COLS = 'id, name, key, unit_type, units';
 export const METRICS: Resource<MetricRow> = {
   path: '/admin/v1/metrics',
   table: 'metrics',
-  cols: COLS,
+  cols: METRIC_COLS,
   order: 'slot',
   noun: 'Metric',
   json: (r) => ({ id: r.id, name: r.name, key: r.key, unitType: r.unit_type, units: r.units }),
@@ -39,15 +33,9 @@ export async function createMetric(ctx: Ctx, c: PoolClient, { tenant }: Scope, i
   const unitType = item.unitType ?? 'number';
   const units = checkUnits(unitType, item.units ?? '');
   if (typeof units === 'string') return units;
-  if ((await c.query('SELECT 1 FROM metrics WHERE tenant_id = $1 AND key = $2', [tenant.id, item.key])).rowCount) {
-    return 'Key already in use by another metric';
-  }
-  const { rows } = await c.query<MetricRow>(
-    `INSERT INTO metrics (id, tenant_id, slot, key, name, unit_type, units, created, updated)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLS}`,
-    [randomUUID(), tenant.id, await nextSlot(c, tenant.id), item.key, item.name, unitType, units.units, new Date(ctx.clock.now())],
-  );
-  return rows[0]!;
+  if ((await idOfKey(c, tenant.id, 'metrics', item.key)) !== null) return 'Key already in use by another metric';
+  const metric = { id: randomUUID(), key: item.key, name: item.name, unit_type: unitType, units: units.units };
+  return insertMetric(c, tenant.id, await nextSlot(c, tenant.id), metric, new Date(ctx.clock.now()));
 }
 
 export async function updateMetric(ctx: Ctx, c: PoolClient, { tenant }: Scope, item: UpdateMetric): Promise<MetricRow | string> {
@@ -58,9 +46,5 @@ export async function updateMetric(ctx: Ctx, c: PoolClient, { tenant }: Scope, i
   // Switching unit type without new units clears the old ones (a currency code is no label).
   const units = checkUnits(unitType, item.units ?? (unitType === row.unit_type ? row.units : ''));
   if (typeof units === 'string') return units;
-  const { rows } = await c.query<MetricRow>(
-    `UPDATE metrics SET name = $3, unit_type = $4, units = $5, updated = $6 WHERE tenant_id = $1 AND id = $2 RETURNING ${COLS}`,
-    [tenant.id, id, item.name ?? row.name, unitType, units.units, new Date(ctx.clock.now())],
-  );
-  return rows[0]!;
+  return updateMetricRow(c, tenant.id, { id, name: item.name ?? row.name, unit_type: unitType, units: units.units }, new Date(ctx.clock.now()));
 }
