@@ -1,31 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
+import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
+import { idOfKey } from '../../../store/config-keys';
+import { countMetrics } from '../../../store/metrics';
+import {
+  ACHIEVEMENT_COLS, AchievementFields, AchievementRow, anyRequires, countAchievements, insertAchievement, updateAchievementRow,
+} from '../../../store/achievements';
 import { attributeFilterProblem, getRow, Resource, Scope } from '../resource';
-import type { AchievementTrigger as Trigger, AttributeFilter, CreateAchievement, PatchAchievement } from '../../../wire/admin';
-
-export interface AchievementRow {
-  id: string;
-  key: string;
-  name: string;
-  description: string | null;
-  badge_url: string | null;
-  status: 'active' | 'inactive';
-  trigger: Trigger;
-  metric_id: string | null;
-  metric_value: string | null;
-  streak_length: number | null;
-  prerequisite_ids: string[];
-  user_attributes: AttributeFilter[];
-  event_attributes: AttributeFilter[];
-}
+import type { CreateAchievement, PatchAchievement } from '../../../wire/admin';
 
 export const ACHIEVEMENTS: Resource<AchievementRow> = {
   path: '/admin/v1/achievements',
   table: 'achievements',
-  cols: 'id, key, name, description, badge_url, status, trigger, metric_id, metric_value::text AS metric_value, streak_length, prerequisite_ids, user_attributes, event_attributes',
+  cols: ACHIEVEMENT_COLS,
   order: 'slot',
   noun: 'Achievement',
   json: (r) => {
@@ -43,33 +32,21 @@ export const ACHIEVEMENTS: Resource<AchievementRow> = {
 async function writeAchievement(ctx: Ctx, c: PoolClient, s: Scope, a: CreateAchievement, id: string | null): Promise<AchievementRow | string> {
   const problem = await achievementProblem(c, s, a, id);
   if (problem) return problem;
-  const values = [
-    a.name, a.description ?? null, a.badge?.url ?? null, a.status ?? 'inactive', a.trigger,
-    a.trigger === 'metric' ? a.metricId : null, a.trigger === 'metric' ? a.metricValue : null,
-    a.trigger === 'streak' ? a.streakLength : null, a.trigger === 'achievement' ? a.prerequisiteIds!.map((x) => x.toLowerCase()) : [],
-    JSON.stringify(a.userAttributes ?? []), JSON.stringify(a.trigger === 'metric' ? (a.eventAttributes ?? []) : []), new Date(ctx.clock.now()),
-  ];
-  const { rows } = id
-    ? await c.query<AchievementRow>(
-        `UPDATE achievements SET name = $3, description = $4, badge_url = $5, status = $6, trigger = $7, metric_id = $8, metric_value = $9,
-           streak_length = $10, prerequisite_ids = $11, user_attributes = $12, event_attributes = $13, updated = $14
-         WHERE tenant_id = $1 AND id = $2 RETURNING ${ACHIEVEMENTS.cols}`,
-        [s.tenant.id, id, ...values],
-      )
-    : await c.query<AchievementRow>(
-        `INSERT INTO achievements (id, tenant_id, slot, key, name, description, badge_url, status, trigger, metric_id, metric_value,
-           streak_length, prerequisite_ids, user_attributes, event_attributes, created, updated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16) RETURNING ${ACHIEVEMENTS.cols}`,
-        [randomUUID(), s.tenant.id, await nextSlot(c, s.tenant.id), a.key, ...values],
-      );
-  return rows[0]!;
+  const f: AchievementFields = {
+    name: a.name, description: a.description ?? null, badgeUrl: a.badge?.url ?? null, status: a.status ?? 'inactive', trigger: a.trigger,
+    metricId: a.trigger === 'metric' ? a.metricId! : null, metricValue: a.trigger === 'metric' ? a.metricValue! : null,
+    streakLength: a.trigger === 'streak' ? a.streakLength! : null, prerequisiteIds: a.trigger === 'achievement' ? a.prerequisiteIds!.map((x) => x.toLowerCase()) : [],
+    userAttributes: a.userAttributes ?? [], eventAttributes: a.trigger === 'metric' ? (a.eventAttributes ?? []) : [],
+  };
+  const now = new Date(ctx.clock.now());
+  return id
+    ? updateAchievementRow(c, s.tenant.id, id, f, now)
+    : insertAchievement(c, s.tenant.id, { id: randomUUID(), slot: await nextSlot(c, s.tenant.id), key: a.key }, f, now);
 }
 
 export async function createAchievement(ctx: Ctx, c: PoolClient, s: Scope, item: CreateAchievement): Promise<AchievementRow | string> {
   if (!KEY_PATTERN.test(item.key)) return KEY_RULE;
-  if ((await c.query('SELECT 1 FROM achievements WHERE tenant_id = $1 AND key = $2', [s.tenant.id, item.key])).rowCount) {
-    return 'Key already in use by another achievement';
-  }
+  if ((await idOfKey(c, s.tenant.id, 'achievements', item.key)) !== null) return 'Key already in use by another achievement';
   return writeAchievement(ctx, c, s, item, null);
 }
 
@@ -98,7 +75,7 @@ async function achievementProblem(c: PoolClient, s: Scope, a: CreateAchievement,
   switch (a.trigger) {
     case 'metric': {
       if (!a.metricId || a.metricValue === undefined) return 'metric achievements need metricId and metricValue';
-      if (!(await c.query('SELECT 1 FROM metrics WHERE tenant_id = $1 AND id = $2', [s.tenant.id, a.metricId])).rowCount) return 'Metric not found';
+      if (!(await countMetrics(c, s.tenant.id, [a.metricId]))) return 'Metric not found';
       break;
     }
     case 'streak':
@@ -108,9 +85,8 @@ async function achievementProblem(c: PoolClient, s: Scope, a: CreateAchievement,
       if (!a.prerequisiteIds?.length) return 'composite achievements need prerequisiteIds';
       const ids = [...new Set(a.prerequisiteIds.map((x) => x.toLowerCase()))];
       if (selfId && ids.includes(selfId)) return 'An achievement cannot be its own prerequisite';
-      const { rows } = await c.query<{ id: string }>('SELECT id FROM achievements WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [s.tenant.id, ids]);
-      if (rows.length !== ids.length) return 'Unknown prerequisite achievement';
-      if (selfId && (await dependsOn(c, s.tenant.id, ids, selfId))) return 'Prerequisites would form a cycle';
+      if ((await countAchievements(c, s.tenant.id, ids)) !== ids.length) return 'Unknown prerequisite achievement';
+      if (selfId && (await anyRequires(c, s.tenant.id, ids, selfId))) return 'Prerequisites would form a cycle';
       break;
     }
     case 'api':
@@ -118,16 +94,4 @@ async function achievementProblem(c: PoolClient, s: Scope, a: CreateAchievement,
   }
   if (a.trigger !== 'metric' && a.eventAttributes?.length) return 'eventAttributes are only allowed on metric achievements';
   return (await attributeFilterProblem(c, s, a.userAttributes, 'user')) ?? (await attributeFilterProblem(c, s, a.eventAttributes, 'event'));
-}
-
-/** Whether any of `ids` requires `target`, directly or through other composites. */
-async function dependsOn(c: PoolClient, tenantId: string, ids: string[], target: string): Promise<boolean> {
-  const { rows } = await c.query<{ found: boolean }>(
-    `WITH RECURSIVE walk(id) AS (
-       SELECT unnest($2::uuid[])
-       UNION SELECT unnest(a.prerequisite_ids) FROM achievements a JOIN walk ON a.id = walk.id WHERE a.tenant_id = $1)
-     SELECT EXISTS (SELECT 1 FROM walk WHERE id = $3) AS found`,
-    [tenantId, ids, target],
-  );
-  return rows[0]!.found;
 }

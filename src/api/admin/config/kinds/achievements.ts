@@ -1,7 +1,8 @@
 import typia from 'typia';
-import type { PoolClient } from 'pg';
-import type { AttributeFilter, ConfigAchievement, CreateAchievement } from '../../../../wire/admin';
-import { ACHIEVEMENTS, AchievementRow, createAchievement, updateAchievement } from '../../writes/achievements';
+import type { ConfigAchievement, CreateAchievement } from '../../../../wire/admin';
+import { achievementsOf } from '../../../../store/achievements';
+import { deleteByKey } from '../../../../store/config-keys';
+import { createAchievement, updateAchievement } from '../../writes/achievements';
 import { byIdentity, defined, filterRefs, filtersByKey, Kind, outcome, Writer } from '../kind';
 
 /** The Admin API's fields for an achievement, with ids for keys. */
@@ -22,9 +23,8 @@ async function fields(w: Writer, a: ConfigAchievement): Promise<CreateAchievemen
 export const achievementsKind: Kind<ConfigAchievement> = {
   name: 'achievements',
   validate: typia.createValidateEquals<ConfigAchievement[]>(),
-  async read(c: PoolClient, tenantId, names) {
-    const { rows } = await c.query<AchievementRow>(`SELECT ${ACHIEVEMENTS.cols} FROM achievements WHERE tenant_id = $1`, [tenantId]);
-    const items = rows.map((r) =>
+  async read(c, tenantId, names) {
+    const items = (await achievementsOf(c, tenantId)).map((r) =>
       achievementsKind.normal({
         key: r.key, name: r.name, description: r.description, badge: r.badge_url ? { url: r.badge_url } : null, status: r.status,
         trigger: r.trigger,
@@ -32,8 +32,8 @@ export const achievementsKind: Kind<ConfigAchievement> = {
         metricValue: r.metric_value === null ? undefined : Number(r.metric_value),
         streakLength: r.streak_length ?? undefined,
         prerequisiteKeys: r.prerequisite_ids.length ? r.prerequisite_ids.flatMap((id) => names.achievement.get(id) ?? []) : undefined,
-        userAttributes: filtersByKey(names, r.user_attributes as AttributeFilter[]),
-        eventAttributes: filtersByKey(names, r.event_attributes as AttributeFilter[]),
+        userAttributes: filtersByKey(names, r.user_attributes),
+        eventAttributes: filtersByKey(names, r.event_attributes),
       }),
     );
     return byIdentity(items, (a) => a.key);
@@ -64,6 +64,6 @@ export const achievementsKind: Kind<ConfigAchievement> = {
     return outcome(await updateAchievement(w.ctx, w.c, w.scope, { ...f, id, description: a.description ?? null, badge: a.badge ?? null }));
   },
   async remove(w, a) {
-    await w.c.query('DELETE FROM achievements WHERE tenant_id = $1 AND key = $2', [w.scope.tenant.id, a.key]);
+    await deleteByKey(w.c, w.scope.tenant.id, 'achievements', a.key);
   },
 };
