@@ -35,11 +35,6 @@ export async function leagueKeyTaken(c: PoolClient, tenantId: string, key: strin
   return Boolean((await c.query('SELECT 1 FROM leagues WHERE tenant_id = $1 AND key = $2', [tenantId, key])).rowCount);
 }
 
-/** Whether the tenant has this points system. */
-export async function pointsSystemExists(c: PoolClient, tenantId: string, id: string): Promise<boolean> {
-  return Boolean((await c.query('SELECT 1 FROM points_systems WHERE tenant_id = $1 AND id = $2', [tenantId, id])).rowCount);
-}
-
 /** A new league's columns: its config as it starts (no change pending), and the last run counted as finalized. */
 export type NewLeague = Omit<LeagueConfig, 'metricSlot' | 'systemSlot' | 'next'> & { finalizedRun: number };
 

@@ -6,8 +6,9 @@ import { LeagueConfig, runAt, runDates, RunParams, Tier } from '../../../domain/
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
 import { countMetrics } from '../../../store/metrics';
+import { pointsSystemExists } from '../../../store/points-systems';
 import {
-  insertLeague, LEAGUE_COLS, leagueKeyTaken, LeagueRow, pointsSystemExists, updateLeagueRow,
+  insertLeague, LEAGUE_COLS, leagueKeyTaken, LeagueRow, updateLeagueRow,
 } from '../../../store/leagues';
 import { getRow, Resource, Scope } from '../resource';
 import { retentionSettingsOf } from './retention';

@@ -1,9 +1,10 @@
 import typia from 'typia';
-import type { PoolClient } from 'pg';
+import type { PoolClient } from '../../../../store/db';
 import type { ConfigBoost, ConfigLevel, ConfigPointsSystem, ConfigTrigger, CreateBoost, CreateLevel, CreateTrigger } from '../../../../wire/admin';
+import { deleteByKey } from '../../../../store/config-keys';
+import { deleteEntry, EntryTable, entriesOf, systemsOf } from '../../../../store/points-systems';
 import {
-  BOOST_COLS, BoostRow, createSystem, insertBoost, insertLevel, insertTrigger, LEVELS, LevelRow, SYSTEMS, SystemRow, TRIGGERS, TriggerRow,
-  updateBoost, updateLevel, updateSystem, updateTrigger,
+  createSystem, insertBoost, insertLevel, insertTrigger, updateBoost, updateLevel, updateSystem, updateTrigger,
 } from '../../writes/points';
 import type { Scope } from '../../resource';
 import { byIdentity, defined, filterRefs, filtersByKey, identities, Kind, loadNames, Names, outcome, Problem, Ref, Writer } from '../kind';
@@ -38,13 +39,12 @@ interface Entry<T> {
 
 /** A system's levels, triggers and boosts (those not aimed at one user), each in document order. */
 async function childrenOf(c: PoolClient, systemId: string, names: Names) {
-  const q = async <R>(cols: string, table: string, extra = '') =>
-    (await c.query<R & { id: string }>(`SELECT ${cols} FROM ${table} WHERE system_id = $1 ${extra} ORDER BY ${table === 'points_triggers' ? 'slot' : 'seq'}`, [systemId])).rows;
+  const rows = await entriesOf(c, systemId);
   const sorted = <T>(list: Entry<T>[], identity: (x: T) => string) => byIdentity(list, (e) => identity(e.item));
-  const levels = (await q<LevelRow>(LEVELS.cols, 'points_levels')).map((r) => ({
+  const levels = rows.levels.map((r) => ({
     id: r.id, item: normalLevel({ key: r.key, name: r.name, points: r.points, description: r.description, badge: r.badge_url ? { url: r.badge_url } : null }),
   }));
-  const triggers = (await q<TriggerRow>(TRIGGERS.cols, 'points_triggers')).map((r) => ({
+  const triggers = rows.triggers.map((r) => ({
     id: r.id,
     item: normalTrigger({
       type: r.type, points: r.points, status: r.status, blockIfOutOfPoints: r.block_if_out_of_points,
@@ -54,7 +54,7 @@ async function childrenOf(c: PoolClient, systemId: string, names: Names) {
       streakLength: r.streak_length ?? undefined, timeUnit: r.time_unit ?? undefined, timeInterval: r.time_interval ?? undefined,
     }),
   }));
-  const boosts = (await q<BoostRow>(BOOST_COLS, 'points_boosts', 'AND user_id IS NULL')).map((r) => ({
+  const boosts = rows.boosts.map((r) => ({
     id: r.id,
     item: normalBoost({
       name: r.name, start: r.start_date, end: r.end_date, multiplier: Number(r.multiplier), rounding: r.rounding,
@@ -84,7 +84,7 @@ async function boostFields(w: Writer, b: ConfigBoost): Promise<CreateBoost> {
  */
 async function sync<T>(
   w: Writer, field: string, want: T[], have: Entry<T>[], identity: (x: T) => string,
-  ops: { create(x: T): Promise<unknown>; update(id: string, x: T): Promise<unknown>; table: string },
+  ops: { create(x: T): Promise<unknown>; update(id: string, x: T): Promise<unknown>; table: EntryTable },
 ): Promise<Problem[]> {
   const haveIds = identities(have.map((e) => e.item), identity);
   const byId = new Map(have.map((e, i) => [haveIds[i]!, e]));
@@ -96,7 +96,7 @@ async function sync<T>(
     if (before && JSON.stringify(before.item) === JSON.stringify(x)) continue;
     problems.push(...outcome(before ? await ops.update(before.id, x) : await ops.create(x), `.${field}[${i}]`));
   }
-  if (w.prune) for (const e of byId.values()) await w.c.query(`DELETE FROM ${ops.table} WHERE id = $1`, [e.id]);
+  if (w.prune) for (const e of byId.values()) await deleteEntry(w.c, ops.table, e.id);
   return problems;
 }
 
@@ -105,9 +105,8 @@ export const pointsSystemsKind: Kind<ConfigPointsSystem> = {
   name: 'pointsSystems',
   validate: typia.createValidateEquals<ConfigPointsSystem[]>(),
   async read(c, tenantId, names) {
-    const { rows } = await c.query<SystemRow>(`SELECT ${SYSTEMS.cols} FROM points_systems WHERE tenant_id = $1`, [tenantId]);
     const out: ConfigPointsSystem[] = [];
-    for (const r of rows) {
+    for (const r of await systemsOf(c, tenantId)) {
       const ch = await childrenOf(c, r.id, names);
       out.push({
         key: r.key, name: r.name, description: r.description, badge: r.badge_url ? { url: r.badge_url } : null, maxPoints: r.max_points,
@@ -170,6 +169,6 @@ export const pointsSystemsKind: Kind<ConfigPointsSystem> = {
     return problems;
   },
   async remove(w, s) {
-    await w.c.query('DELETE FROM points_systems WHERE tenant_id = $1 AND key = $2', [w.scope.tenant.id, s.key]);
+    await deleteByKey(w.c, w.scope.tenant.id, 'points_systems', s.key);
   },
 };
