@@ -1,35 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
+import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
 import { dayNumber, utcDate } from '../../../domain/time';
-import { BoardStatus, RankBy, RunUnit, statusAt } from '../../../domain/leaderboards';
+import { BoardStatus, statusAt } from '../../../domain/leaderboards';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
+import { idOfKey } from '../../../store/config-keys';
+import { attributesAmong } from '../../../store/attributes';
+import { countMetrics } from '../../../store/metrics';
+import { pointsSystemExists } from '../../../store/points-systems';
+import { BOARD_COLS, BoardColumns, BoardRow, insertBoard, updateBoardRow } from '../../../store/leaderboards';
 import { getRow, Resource, Scope } from '../resource';
 import type { CreateBoard, PatchBoard } from '../../../wire/admin';
-
-export interface BoardRow {
-  id: string;
-  key: string;
-  name: string;
-  description: string | null;
-  status: BoardStatus;
-  rank_by: RankBy;
-  metric_id: string | null;
-  points_system_id: string | null;
-  max_participants: number;
-  start_date: string;
-  end_date: string | null;
-  start_time: string | null;
-  end_time: string | null;
-  breakdown_attributes: string[];
-  run_unit: RunUnit | null;
-  run_interval: number | null;
-}
-
-export const BOARD_COLS = `id, key, name, description, status, rank_by, metric_id, points_system_id, max_participants,
-    to_char(start_date, 'YYYY-MM-DD') AS start_date, to_char(end_date, 'YYYY-MM-DD') AS end_date, start_time, end_time,
-    breakdown_attributes, run_unit, run_interval`;
 
 /** The collection; statuses as they stand at `now()` (see statusAt). */
 export const boards = (now: () => number): Resource<BoardRow> => ({
@@ -57,9 +39,7 @@ const todayOf = (ctx: Ctx) => utcDate(ctx.clock.now());
 
 export async function createBoard(ctx: Ctx, c: PoolClient, s: Scope, item: CreateBoard): Promise<BoardRow | string> {
   if (!KEY_PATTERN.test(item.key)) return KEY_RULE;
-  if ((await c.query('SELECT 1 FROM leaderboards WHERE tenant_id = $1 AND key = $2', [s.tenant.id, item.key])).rowCount) {
-    return 'Key already in use by another leaderboard';
-  }
+  if ((await idOfKey(c, s.tenant.id, 'leaderboards', item.key)) !== null) return 'Key already in use by another leaderboard';
   return writeBoard(ctx, c, s, item, null);
 }
 
@@ -98,27 +78,14 @@ async function writeBoard(ctx: Ctx, c: PoolClient, s: Scope, b: CreateBoard, bef
     const now = start > todayOf(ctx) ? start : todayOf(ctx);
     if (end === null || end > now) end = now;
   }
-  const values = [
-    b.key, b.name, b.description ?? null, status, b.rankBy, b.rankBy === 'metric' ? b.metricId : null,
-    b.rankBy === 'points' ? b.pointsSystemId : null, b.maxParticipants ?? 1000, start, end, b.startTime ?? null,
-    b.endTime ?? null, (b.breakdownAttributes ?? []).map((x) => x.toLowerCase()), b.runUnit ?? null, b.runUnit ? b.runInterval : null,
-    new Date(ctx.clock.now()),
-  ];
-  const { rows } = before
-    ? await c.query<BoardRow>(
-        `UPDATE leaderboards SET key = $3, name = $4, description = $5, status = $6, rank_by = $7, metric_id = $8, points_system_id = $9,
-           max_participants = $10, start_date = $11, end_date = $12, start_time = $13, end_time = $14, breakdown_attributes = $15,
-           run_unit = $16, run_interval = $17, updated = $18
-         WHERE tenant_id = $1 AND id = $2 RETURNING ${BOARD_COLS}`,
-        [s.tenant.id, before.id, ...values],
-      )
-    : await c.query<BoardRow>(
-        `INSERT INTO leaderboards (tenant_id, id, slot, key, name, description, status, rank_by, metric_id, points_system_id,
-           max_participants, start_date, end_date, start_time, end_time, breakdown_attributes, run_unit, run_interval, created, updated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) RETURNING ${BOARD_COLS}`,
-        [s.tenant.id, randomUUID(), await nextSlot(c, s.tenant.id), ...values],
-      );
-  return rows[0]!;
+  const columns: BoardColumns = {
+    key: b.key, name: b.name, description: b.description ?? null, status, rank_by: b.rankBy, metric_id: b.rankBy === 'metric' ? b.metricId! : null,
+    points_system_id: b.rankBy === 'points' ? b.pointsSystemId! : null, max_participants: b.maxParticipants ?? 1000, start_date: start, end_date: end,
+    start_time: b.startTime ?? null, end_time: b.endTime ?? null, breakdown_attributes: (b.breakdownAttributes ?? []).map((x) => x.toLowerCase()),
+    run_unit: b.runUnit ?? null, run_interval: b.runUnit ? b.runInterval! : null,
+  };
+  const at = new Date(ctx.clock.now());
+  return before ? updateBoardRow(c, s.tenant.id, before.id, columns, at) : insertBoard(c, s.tenant.id, randomUUID(), await nextSlot(c, s.tenant.id), columns, at);
 }
 
 async function boardProblem(c: PoolClient, s: Scope, b: CreateBoard, before: BoardRow | null): Promise<string | null> {
@@ -133,11 +100,11 @@ async function boardProblem(c: PoolClient, s: Scope, b: CreateBoard, before: Boa
   }
   if (b.rankBy === 'metric') {
     if (!b.metricId) return 'metric leaderboards need metricId';
-    if (!(await c.query('SELECT 1 FROM metrics WHERE tenant_id = $1 AND id = $2', [s.tenant.id, b.metricId])).rowCount) return 'Metric not found';
+    if (!(await countMetrics(c, s.tenant.id, [b.metricId]))) return 'Metric not found';
   }
   if (b.rankBy === 'points') {
     if (!b.pointsSystemId) return 'points leaderboards need pointsSystemId';
-    if (!(await c.query('SELECT 1 FROM points_systems WHERE tenant_id = $1 AND id = $2', [s.tenant.id, b.pointsSystemId])).rowCount) return 'Points system not found';
+    if (!(await pointsSystemExists(c, s.tenant.id, b.pointsSystemId))) return 'Points system not found';
   }
   if (b.rankBy === 'streak' && b.runUnit) return 'Streak leaderboards can only be perpetual';
   if (b.runUnit && !b.runInterval) return 'runInterval is required with runUnit';
@@ -148,8 +115,7 @@ async function boardProblem(c: PoolClient, s: Scope, b: CreateBoard, before: Boa
   if (b.startTime && b.endTime && b.endTime <= b.startTime) return 'endTime must be after startTime';
   const ids = (b.breakdownAttributes ?? []).map((x) => x.toLowerCase());
   if (ids.length) {
-    const found = await c.query("SELECT 1 FROM attributes WHERE tenant_id = $1 AND type = 'user' AND id = ANY($2::uuid[])", [s.tenant.id, ids]);
-    if (found.rowCount !== new Set(ids).size) return 'breakdownAttributes must be user attribute ids';
+    if ((await attributesAmong(c, s.tenant.id, 'user', ids)).length !== new Set(ids).size) return 'breakdownAttributes must be user attribute ids';
   }
   return null;
 }

@@ -1,6 +1,8 @@
 import typia from 'typia';
 import type { ConfigLeaderboard, CreateBoard } from '../../../../wire/admin';
-import { BOARD_COLS, BoardRow, createBoard, updateBoard } from '../../writes/leaderboards';
+import { boardsOf } from '../../../../store/leaderboards';
+import { deleteByKey, idOfKey } from '../../../../store/config-keys';
+import { createBoard, updateBoard } from '../../writes/leaderboards';
 import { byIdentity, defined, Kind, outcome, problem, Writer } from '../kind';
 
 async function fields(w: Writer, b: ConfigLeaderboard): Promise<CreateBoard> {
@@ -19,8 +21,7 @@ export const leaderboardsKind: Kind<ConfigLeaderboard> = {
   name: 'leaderboards',
   validate: typia.createValidateEquals<ConfigLeaderboard[]>(),
   async read(c, tenantId, names) {
-    const { rows } = await c.query<BoardRow>(`SELECT ${BOARD_COLS} FROM leaderboards WHERE tenant_id = $1`, [tenantId]);
-    const items = rows.map((r) =>
+    const items = (await boardsOf(c, tenantId)).map((r) =>
       leaderboardsKind.normal({
         key: r.key, name: r.name, description: r.description, status: r.status, rankBy: r.rank_by,
         metricKey: r.metric_id ? names.metric.get(r.metric_id) : undefined,
@@ -48,13 +49,13 @@ export const leaderboardsKind: Kind<ConfigLeaderboard> = {
   ],
   create: async (w, b) => outcome(await createBoard(w.ctx, w.c, w.scope, await fields(w, b))),
   async update(w, b, before) {
-    const row = await w.c.query<{ id: string }>('SELECT id FROM leaderboards WHERE tenant_id = $1 AND key = $2', [w.scope.tenant.id, b.key]);
-    if (!row.rows[0]) return problem('Leaderboard not found');
+    const id = await idOfKey(w.c, w.scope.tenant.id, 'leaderboards', b.key);
+    if (id === null) return problem('Leaderboard not found');
     // A document without a start keeps the one chosen when it was created (today, then).
     const fixed = { ...b, start: b.start ?? before.start };
-    return outcome(await updateBoard(w.ctx, w.c, w.scope, { ...(await fields(w, fixed)), id: row.rows[0].id }));
+    return outcome(await updateBoard(w.ctx, w.c, w.scope, { ...(await fields(w, fixed)), id }));
   },
   async remove(w, b) {
-    await w.c.query('DELETE FROM leaderboards WHERE tenant_id = $1 AND key = $2', [w.scope.tenant.id, b.key]);
+    await deleteByKey(w.c, w.scope.tenant.id, 'leaderboards', b.key);
   },
 };
