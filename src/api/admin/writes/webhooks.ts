@@ -1,26 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
+import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../../webhooks/events';
 import { newSecret } from '../../../webhooks/signing';
-import type { AdminWebhook, PatchWebhook, WebhookFields, WebhookStatus } from '../../../wire/admin';
+import { insertWebhook, updateWebhookRow, WEBHOOK_COLS, WebhookRow } from '../../../store/webhooks';
+import type { AdminWebhook, PatchWebhook, WebhookFields } from '../../../wire/admin';
 import { getRow, Resource, Scope } from '../resource';
 
 // Webhook endpoint writes, shared by the Admin API and the configuration document.
 
-export interface WebhookRow {
-  id: string;
-  url: string;
-  description: string | null;
-  event_types: WebhookEventType[];
-  status: WebhookStatus;
-  /** Sealed (ctx.secrets), except in the reply to its creation. */
-  secret: string;
-  created: Date;
-  updated: Date;
-}
-
-export const COLS = 'id, url, description, event_types, status, secret, created, updated';
 // The secret is never shown again after creation (or rotation).
 export const webhookJson = (r: WebhookRow): AdminWebhook => ({
   id: r.id, url: r.url, description: r.description, eventTypes: r.event_types, status: r.status,
@@ -29,7 +17,7 @@ export const webhookJson = (r: WebhookRow): AdminWebhook => ({
 export const WEBHOOKS: Resource<WebhookRow> = {
   path: '/admin/v1/webhooks',
   table: 'webhooks',
-  cols: COLS,
+  cols: WEBHOOK_COLS,
   order: 'seq',
   noun: 'Webhook',
   plain: true,
@@ -56,12 +44,8 @@ export async function createWebhook(ctx: Ctx, c: PoolClient, { tenant }: Scope, 
   const url = checkUrl(item.url);
   if (typeof url === 'string') return url;
   const secret = newSecret();
-  const { rows } = await c.query<WebhookRow>(
-    `INSERT INTO webhooks (id, tenant_id, url, description, event_types, status, secret, created, updated)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLS}`,
-    [randomUUID(), tenant.id, url.url, item.description ?? null, normalTypes(item.eventTypes), item.status ?? 'active', ctx.secrets.seal(secret), new Date(ctx.clock.now())],
-  );
-  return { ...rows[0]!, secret };
+  const w = { url: url.url, description: item.description ?? null, event_types: normalTypes(item.eventTypes), status: item.status ?? 'active' };
+  return { ...(await insertWebhook(c, tenant.id, randomUUID(), w, ctx.secrets.seal(secret), new Date(ctx.clock.now()))), secret };
 }
 
 export async function updateWebhook(ctx: Ctx, c: PoolClient, s: Scope, item: PatchWebhook): Promise<WebhookRow | string> {
@@ -69,13 +53,8 @@ export async function updateWebhook(ctx: Ctx, c: PoolClient, s: Scope, item: Pat
   if (!row) return 'Webhook not found';
   const url = checkUrl(item.url ?? row.url);
   if (typeof url === 'string') return url;
-  const { rows } = await c.query<WebhookRow>(
-    `UPDATE webhooks SET url = $3, description = $4, event_types = $5, status = $6, updated = $7
-     WHERE tenant_id = $1 AND id = $2 RETURNING ${COLS}`,
-    [
-      s.tenant.id, row.id, url.url, item.description !== undefined ? item.description : row.description,
-      item.eventTypes ? normalTypes(item.eventTypes) : row.event_types, item.status ?? row.status, new Date(ctx.clock.now()),
-    ],
-  );
-  return rows[0]!;
+  return updateWebhookRow(c, s.tenant.id, row.id, {
+    url: url.url, description: item.description !== undefined ? item.description : row.description,
+    event_types: item.eventTypes ? normalTypes(item.eventTypes) : row.event_types, status: item.status ?? row.status,
+  }, new Date(ctx.clock.now()));
 }

@@ -1,15 +1,14 @@
 import typia from 'typia';
 import { WEBHOOK_EVENT_TYPES } from '../../../../webhooks/events';
-import type { ConfigWebhook, WebhookEventType } from '../../../../wire/admin';
+import type { ConfigWebhook } from '../../../../wire/admin';
+import type { PoolClient } from '../../../../store/db';
+import { deleteWebhook, webhooksOf } from '../../../../store/webhooks';
 import { createWebhook, updateWebhook } from '../../writes/webhooks';
 import { byIdentity, identities, Kind, outcome } from '../kind';
 
 /** Rows of one tenant's endpoints with an identity (url, then `#2`… for more to the same url, in creation order). */
-async function rowsOf(c: Parameters<Kind['read']>[0], tenantId: string) {
-  const { rows } = await c.query<{ id: string; url: string; description: string | null; event_types: WebhookEventType[]; status: 'active' | 'inactive' }>(
-    'SELECT id, url, description, event_types, status FROM webhooks WHERE tenant_id = $1 ORDER BY seq',
-    [tenantId],
-  );
+async function rowsOf(c: PoolClient, tenantId: string) {
+  const rows = await webhooksOf(c, tenantId);
   const ids = identities(rows, (r) => r.url);
   return rows.map((r, i) => ({ id: r.id, identity: ids[i]!, item: { url: r.url, eventTypes: r.event_types, description: r.description, status: r.status } }));
 }
@@ -39,6 +38,6 @@ export const webhooksKind: Kind<ConfigWebhook> = {
   },
   async remove(w, _before, identity) {
     const row = (await rowsOf(w.c, w.scope.tenant.id)).find((r) => r.identity === identity);
-    if (row) await w.c.query('DELETE FROM webhooks WHERE id = $1', [row.id]);
+    if (row) await deleteWebhook(w.c, row.id);
   },
 };
