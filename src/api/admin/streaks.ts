@@ -5,6 +5,7 @@ import { invalid } from '../../errors';
 import { answer, io, ok, route } from '../define';
 import { MAX_BATCH } from './batch';
 import { configTx } from '../../store/config-tx';
+import type { Tenant } from '../../store/tenants';
 import { streakCall, streakProblem } from '../../services/streak-calls';
 import { createPauses, removePauses } from '../../services/streak-pauses';
 import type {
@@ -52,14 +53,8 @@ export function streakAdminRoutes(ctx: Ctx) {
         200: { description: 'None were granted', schema: typia.json.schema<FreezesResponse>() },
       },
       handler: async ({ tenant, body }) => {
-        const issues: UserIssue[] = [];
-        let granted = 0;
-        for (const [index, f] of atMost(body.freezes).entries()) {
-          const r = await streakCall(ctx, tenant, f.userId, 'streak_admin', 'freeze');
-          if (r.kind === 'OK') granted++;
-          else issues.push(userIssue(index, f.userId, streakProblem(r.kind)));
-        }
-        return answer(granted ? 201 : 200, { issues });
+        const { done, issues } = await eachUser(ctx, tenant, body.freezes.map((f) => f.userId), 'freeze');
+        return answer(done.length ? 201 : 200, { issues });
       },
     }),
     route({
@@ -90,17 +85,23 @@ export function streakAdminRoutes(ctx: Ctx) {
         200: { description: 'None were restored', schema: typia.json.schema<RestoreResponse>() },
       },
       handler: async ({ tenant, body }) => {
-        const restoredUsers: string[] = [];
-        const issues: UserIssue[] = [];
-        for (const [index, u] of atMost(body.users).entries()) {
-          const r = await streakCall(ctx, tenant, u.id, 'streak_admin', 'restore');
-          if (r.kind === 'OK') restoredUsers.push(u.id);
-          else issues.push(userIssue(index, u.id, streakProblem(r.kind)));
-        }
-        return answer(restoredUsers.length ? 201 : 200, { restoredUsers, issues });
+        const { done, issues } = await eachUser(ctx, tenant, body.users.map((u) => u.id), 'restore');
+        return answer(done.length ? 201 : 200, { restoredUsers: done, issues });
       },
     }),
   ];
+}
+
+/** A streak operation applied to each user in turn: the users it applied to, and an issue for each of the others. */
+async function eachUser(ctx: Ctx, tenant: Tenant, userIds: string[], op: 'freeze' | 'restore'): Promise<{ done: string[]; issues: UserIssue[] }> {
+  const done: string[] = [];
+  const issues: UserIssue[] = [];
+  for (const [index, userId] of atMost(userIds).entries()) {
+    const r = await streakCall(ctx, tenant, userId, 'streak_admin', op);
+    if (r.kind === 'OK') done.push(userId);
+    else issues.push(userIssue(index, userId, streakProblem(r.kind)));
+  }
+  return { done, issues };
 }
 
 /** An error about one user, in the spec's fields and the SDK's (see UserIssue). */
