@@ -138,7 +138,7 @@ export function analyticsRoutes(ctx: Ctx) {
       ...ranged('streaks', 'Users by the length of their streak alive at the end of the range', typia.json.schema<StreakDistribution>()),
       query: range,
       handler: async ({ tenant, query }) => {
-        bounds(query);
+        bounds(query); // checked as every range (422), though only `to` is read
         await ctx.durable.all(tenant);
         const { frequency, weekStart } = await streakSettingsOf(ctx.db, tenant.id);
         const f = FREQ[frequency];
