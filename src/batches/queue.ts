@@ -6,6 +6,7 @@ import { DomainError } from '../domain/errors';
 import { statusOf } from '../http/errors';
 import { derivedId } from '../domain/ids';
 import type { Tenant } from '../store/tenants';
+import { addRejection } from '../store/batch-rejections';
 import type { BatchEvent } from '../wire/admin';
 import { recordEvent } from '../services/record-event';
 
@@ -164,11 +165,9 @@ export class BatchQueue {
       const status = refused ? statusOf(refused) : 500;
       const message = refused ? refused.message : 'Internal error';
       if (!refused) this.ctx.log.error('batch item failed', { tenant: tenant.id, entryId, index, err: (err as Error).stack });
-      await this.ctx.db.query(
-        `INSERT INTO batch_rejections (id, tenant_id, batch_id, item_index, user_id, item, status, error, at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-        [derivedId(tenant.id, entryId, String(index)), tenant.id, entryId, index, item.user.id, JSON.stringify(item), status, message, new Date(this.ctx.clock.now())],
-      );
+      await addRejection(this.ctx.db, tenant.id, {
+        id: derivedId(tenant.id, entryId, String(index)), batchId: entryId, index, item, status, error: message, at: new Date(this.ctx.clock.now()),
+      });
       return true;
     }
   }

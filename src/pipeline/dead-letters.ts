@@ -74,7 +74,7 @@ export interface DeadLetterRow {
   replays: number;
 }
 
-export const DEAD_LETTER_COLS = 'id, stream_id, record, error, sqlstate, first_failed_at, last_failed_at, replays';
+const DEAD_LETTER_COLS = 'id, stream_id, record, error, sqlstate, first_failed_at, last_failed_at, replays';
 
 export class DeadLetters {
   constructor(
@@ -112,6 +112,21 @@ export class DeadLetters {
   async get(tenantId: string, id: string): Promise<DeadLetterRow | null> {
     const { rows } = await this.db.query<DeadLetterRow>(`SELECT ${DEAD_LETTER_COLS} FROM dead_letters WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
     return rows[0] ?? null;
+  }
+
+  /** A page of a tenant's dead letters, newest first. */
+  async list(tenantId: string, limit: number, skip: number): Promise<DeadLetterRow[]> {
+    const { rows } = await this.db.query<DeadLetterRow>(
+      `SELECT ${DEAD_LETTER_COLS} FROM dead_letters WHERE tenant_id = $1 ORDER BY first_failed_at DESC, id LIMIT $2 OFFSET $3`,
+      [tenantId, limit, skip],
+    );
+    return rows;
+  }
+
+  /** Discard dead letters by id (their records are never written): the ids that were there. */
+  async discard(tenantId: string, ids: string[]): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>('DELETE FROM dead_letters WHERE tenant_id = $1 AND id = ANY($2::uuid[]) RETURNING id', [tenantId, ids]);
+    return rows.map((r) => r.id);
   }
 
   /** A replay succeeded: the record is in Postgres now. */

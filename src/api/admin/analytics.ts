@@ -1,7 +1,6 @@
-import typia from 'typia';
-import { Ctx, identifyAdmin } from '../../context';
-import { describe } from '../../http/body';
-import { reply, Request, Route } from '../../http/server';
+import typia, { type IValidation } from 'typia';
+import type { Ctx } from '../../context';
+import { io, ok, route, type Schema } from '../define';
 import { notFound, invalid } from '../../errors';
 import { periodIndexes } from '../../domain/streaks';
 import { experimentFigures } from '../../domain/experiment';
@@ -15,8 +14,8 @@ import {
 import { streakSettingsOf } from '../../store/streak-settings';
 import type { Tenant } from '../../store/tenants';
 import type {
-  AchievementCompletionRate, AnalyticsRange, EventsAnalyticsQuery, ExperimentQuery, LeaderboardRunStats, PointsAnalyticsQuery, PointsPerDay,
-  StreakDistribution,
+  AchievementCompletionRate, ActiveUsersPerDay, AnalyticsRange, EventsAnalyticsQuery, EventsPerDay, ExperimentAnalytics, ExperimentQuery,
+  LeaderboardRunStats, PointsAnalyticsQuery, PointsPerDay, StreakDistribution,
 } from '../../wire/admin';
 
 /** The longest range one request may cover: every query below scans at most this many days of one tenant's index. */
@@ -30,19 +29,30 @@ function day(date: string, name: string): Date {
   return d;
 }
 
-/** The query parameters as an object (each given once), validated by typia: 422 naming the field otherwise. */
-function query<T extends AnalyticsRange>(req: Request, validate: (x: unknown) => typia.IValidation<T>): T & { start: Date; end: Date } {
-  const raw: Record<string, string> = {};
-  for (const [k, v] of req.query) raw[k] = v;
-  const r = validate(raw);
-  if (!r.success) throw invalid(describe(r.errors, 'query'));
-  const start = day(r.data.from, 'from');
-  const last = day(r.data.to, 'to');
+/**
+ * A range query: its parameters as an object (each given once), validated by
+ * typia with nothing else allowed (an unknown parameter is 422 naming it).
+ */
+const rangeQuery = <T extends AnalyticsRange>(validate: (x: unknown) => IValidation<T>, schema: Schema<T>) =>
+  io((q: URLSearchParams) => validate(Object.fromEntries(q)), schema);
+
+/** The range's first instant and the instant after it ends, checked: real days, in order, at most MAX_RANGE_DAYS. */
+function bounds(q: AnalyticsRange): { start: Date; end: Date } {
+  const start = day(q.from, 'from');
+  const last = day(q.to, 'to');
   const days = (last.getTime() - start.getTime()) / DAY_MS + 1;
   if (!(days >= 1)) throw invalid('to must not be before from');
   if (days > MAX_RANGE_DAYS) throw invalid(`The range may cover at most ${MAX_RANGE_DAYS} days`);
-  return { ...r.data, start, end: new Date(last.getTime() + DAY_MS) };
+  return { start, end: new Date(last.getTime() + DAY_MS) };
 }
+
+/** What the plain range reads (`GET /admin/v1/analytics/{name}`) say of themselves in /openapi.json. */
+const ranged = <N extends string, R>(name: N, summary: string, schema: Schema<R>) => ({
+  method: 'get', path: `/admin/v1/analytics/${name}`, operationId: `admin_analytics_${name.replace('-', '_')}`, tag: 'Admin: analytics', auth: 'admin',
+  summary,
+  description: 'Read from Postgres once it holds every acknowledged change. `from` and `to` are UTC days, both included, at most 400 days apart; otherwise 422.',
+  responses: { 200: { description: summary, schema } },
+} as const);
 
 const FREQ = { daily: 'd', weekly: 'w', monthly: 'm' } as const;
 
@@ -53,8 +63,9 @@ const FREQ = { daily: 'd', weekly: 'w', monthly: 'm' } as const;
  * daily sums of closed days (store/rollups.ts) and, for the days still open,
  * from the rows themselves; the rest are index range scans of one tenant.
  */
-export function analyticsRoutes(ctx: Ctx): Route[] {
+export function analyticsRoutes(ctx: Ctx) {
   const rollups = new DailyRollups(ctx);
+  const range = rangeQuery(typia.createValidateEquals<AnalyticsRange>(), typia.json.schema<AnalyticsRange>());
   /**
    * Where the range splits: days before `day` are closed and summed (read
    * from the rollups), the rest is summed from the rows from instant `at` on.
@@ -67,23 +78,21 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
     return { day, at: new Date(`${day}T00:00:00Z`) };
   };
   return [
-    {
-      method: 'get',
-      pattern: '/admin/v1/analytics/events',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const q = query(req, typia.createValidateEquals<EventsAnalyticsQuery>());
+    route({
+      ...ranged('events', 'Events per UTC day and metric', typia.json.schema<EventsPerDay[]>()),
+      query: rangeQuery(typia.createValidateEquals<EventsAnalyticsQuery>(), typia.json.schema<EventsAnalyticsQuery>()),
+      handler: async ({ tenant, query }) => {
+        const q = { ...query, ...bounds(query) };
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
-        return reply(200, await eventsPerDay(ctx.db, { tenantId: tenant.id, from: q.from, end: q.end }, split, q.metricId?.toLowerCase() ?? null));
+        return ok(await eventsPerDay(ctx.db, { tenantId: tenant.id, from: q.from, end: q.end }, split, q.metricId?.toLowerCase() ?? null));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/admin/v1/analytics/points',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const q = query(req, typia.createValidateEquals<PointsAnalyticsQuery>());
+    }),
+    route({
+      ...ranged('points', 'Points issued and consumed per UTC day and system', typia.json.schema<PointsPerDay[]>()),
+      query: rangeQuery(typia.createValidateEquals<PointsAnalyticsQuery>(), typia.json.schema<PointsAnalyticsQuery>()),
+      handler: async ({ tenant, query }) => {
+        const q = { ...query, ...bounds(query) };
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
         const systemId = q.systemId?.toLowerCase() ?? null;
@@ -112,55 +121,54 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
         const out = [...days.values()].sort((a, b) => byKey(a.date, b.date) || byKey(a.systemId, b.systemId));
         for (const d of out) d.byTrigger.sort((a, b) => byKey(a.triggerId, b.triggerId));
-        return reply(200, out);
+        return ok(out);
       },
-    },
-    {
-      method: 'get',
-      pattern: '/admin/v1/analytics/active-users',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+    }),
+    route({
+      ...ranged('active-users', 'Users with an event, per UTC day', typia.json.schema<ActiveUsersPerDay[]>()),
+      query: range,
+      handler: async ({ tenant, query }) => {
+        const q = { ...query, ...bounds(query) };
         await ctx.durable.all(tenant);
         const split = await closedUntil(tenant, q);
-        return reply(200, await activeUsersPerDay(ctx.db, { tenantId: tenant.id, from: q.from, end: q.end }, split));
+        return ok(await activeUsersPerDay(ctx.db, { tenantId: tenant.id, from: q.from, end: q.end }, split));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/admin/v1/analytics/streaks',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+    }),
+    route({
+      ...ranged('streaks', 'Users by the length of their streak alive at the end of the range', typia.json.schema<StreakDistribution>()),
+      query: range,
+      handler: async ({ tenant, query }) => {
+        bounds(query); // checked as every range (422), though only `to` is read
         await ctx.durable.all(tenant);
         const { frequency, weekStart } = await streakSettingsOf(ctx.db, tenant.id);
         const f = FREQ[frequency];
         // A streak is alive in a period when it was extended in it or in the one
         // before (it may still be extended): each user's latest of the two counts.
-        const last = periodIndexes(q.to, weekStart)[f];
+        const last = periodIndexes(query.to, weekStart)[f];
         const rows = await streakLengthCounts(ctx.db, tenant.id, f, last - 1, last);
-        const out: StreakDistribution = { frequency, lengths: rows };
-        return reply(200, out);
+        return ok({ frequency, lengths: rows });
       },
-    },
-    {
-      method: 'get',
-      pattern: '/admin/v1/analytics/achievements',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const q = query(req, typia.createValidateEquals<AnalyticsRange>());
+    }),
+    route({
+      ...ranged('achievements', 'Completions and completion rate of each achievement', typia.json.schema<AchievementCompletionRate[]>()),
+      query: range,
+      handler: async ({ tenant, query }) => {
+        const q = bounds(query);
         await ctx.durable.all(tenant);
         const [rows, n] = await Promise.all([achievementCompletions(ctx.db, tenant.id, q.start, q.end), usersCreatedBefore(ctx.db, tenant.id, q.end)]);
-        const out: AchievementCompletionRate[] = rows.map((r) => ({ ...r, users: n, rate: n ? Math.round((r.completedBy / n) * 1e4) / 1e4 : 0 }));
-        return reply(200, out);
+        return ok(rows.map((r) => ({ ...r, users: n, rate: n ? Math.round((r.completedBy / n) * 1e4) / 1e4 : 0 })));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/admin/v1/analytics/experiment',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const q = query(req, typia.createValidateEquals<ExperimentQuery>());
+    }),
+    route({
+      method: 'get', path: '/admin/v1/analytics/experiment', operationId: 'admin_analytics_experiment', tag: 'Admin: analytics', auth: 'admin',
+      summary: 'Retention and engagement of the experiment group against the control group',
+      description: 'For the users whose first active local date is between `from` and `to` (both included, at most 400 days apart): '
+        + 'd1/d7/d30 retention, active days and events per active day by group, the lift with its 95% interval and p-value, weekly cohorts, '
+        + 'and with `attribute` the split by that user attribute. See docs/analytics.md. 422 for a bad range or an unknown attribute.',
+      query: rangeQuery(typia.createValidateEquals<ExperimentQuery>(), typia.json.schema<ExperimentQuery>()),
+      responses: { 200: { description: 'The figures', schema: typia.json.schema<ExperimentAnalytics>() } },
+      handler: async ({ tenant, query: q }) => {
+        bounds(q);
         const attribute = q.attribute ?? null;
         if (attribute !== null && !(await ctx.configs.get(tenant)).userAttributes.has(attribute)) {
           throw invalid(`Invalid query.attribute: "${attribute}" is not a user attribute`);
@@ -171,17 +179,20 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
         const first = await firstEventDay(ctx.db, tenant.id);
         if (first !== null) await rollups.ensure(tenant, first, addDays(open, -1), open);
         const users = await userActivity(ctx.db, tenant.id, q, { day: open, at: new Date(`${open}T00:00:00Z`) }, attribute);
-        return reply(200, experimentFigures(users, ctx.clock.now(), { from: q.from, to: q.to }, attribute !== null));
+        return ok(experimentFigures(users, ctx.clock.now(), { from: q.from, to: q.to }, attribute !== null));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/admin/v1/analytics/leaderboards/:key',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const q = query(req, typia.createValidateEquals<AnalyticsRange>());
-        const b = (await ctx.configs.get(tenant)).boardsByKey.get(req.params[0]!);
-        if (!b) throw notFound(`Leaderboard "${req.params[0]}" not found`);
+    }),
+    route({
+      method: 'get', path: '/admin/v1/analytics/leaderboards/:key', operationId: 'admin_analytics_leaderboard_runs', tag: 'Admin: analytics', auth: 'admin',
+      summary: "Statistics of a leaderboard's runs",
+      description: 'One entry per run starting between `from` and `to` (both included, at most 400 days apart): its dates, participants, top and median score. '
+        + '404 for an unknown board; 422 for a bad range.',
+      query: range,
+      responses: { 200: { description: 'The runs, oldest first', schema: typia.json.schema<LeaderboardRunStats[]>() } },
+      handler: async ({ tenant, params, query: q }) => {
+        bounds(q);
+        const b = (await ctx.configs.get(tenant)).boardsByKey.get(params.key);
+        if (!b) throw notFound(`Leaderboard "${params.key}" not found`);
         // The runs starting in the range: from the first run starting on or after `from` to the run holding `to`.
         let r0 = runIndex(b, q.from < b.start ? b.start : q.from)!;
         if (runDates(b, r0).start < q.from) r0++;
@@ -192,17 +203,16 @@ export function analyticsRoutes(ctx: Ctx): Route[] {
           if (b.end !== null && start > b.end) break;
           runs.push(r);
         }
-        if (!runs.length) return reply(200, []);
+        if (!runs.length) return ok([]);
         await ctx.durable.all(tenant);
         const rows = await runStats(ctx.db, tenant.id, b.id, runs[0]!, runs[runs.length - 1]!);
         const byRun = new Map(rows.map((r) => [r.run, r]));
-        const out: LeaderboardRunStats[] = runs.map((r) => {
+        return ok(runs.map((r) => {
           const dates = runDates(b, r);
           const s = byRun.get(r);
           return { start: dates.start, end: dates.end, participants: s?.participants ?? 0, top: s?.top ?? null, median: s?.median ?? null };
-        });
-        return reply(200, out);
+        }));
       },
-    },
+    }),
   ];
 }

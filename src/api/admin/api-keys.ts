@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import typia from 'typia';
-import { Ctx, identifyAdmin } from '../../context';
-import { idsParam, jsonBody } from '../../http/body';
-import { reply, Route } from '../../http/server';
+import type { Ctx } from '../../context';
+import { idsParam } from '../../http/body';
+import { answer, ok, route } from '../define';
 import { deleteApplicationKeys, insertApplicationKeys, NewApplicationKey, setApplicationKeyLimits } from '../../store/application-keys';
 import { generateKey } from '../../auth/api-keys';
 import { defaultBurst } from '../../auth/rate-limit';
-import { AdminIssue, issueFor, parseBatch } from './batch';
-import type { ApplicationKey, CreateKey, RateLimit, RateLimitInput, UpdateKey, UpdatedKey } from '../../wire/admin';
+import { AdminIssue, batchBody, issueFor, parseBatch } from './batch';
+import type {
+  ApplicationKey, Batch, CreateKey, Created, Deleted, IdsQuery, RateLimit, RateLimitInput, UpdateKey, Updated, UpdatedKey,
+} from '../../wire/admin';
 
 const validateCreate = typia.createValidate<CreateKey>();
 const validateUpdate = typia.createValidate<UpdateKey>();
@@ -21,15 +23,20 @@ function limitColumns(r: RateLimitInput | null | undefined): [number | null, num
 const limitJson = (rate: number | null, burst: number | null): RateLimit | null => (rate === null ? null : { perSecond: rate, burst });
 
 /** User-scoped application keys; the secret is shown once, only its hash is kept. */
-export function apiKeyRoutes(ctx: Ctx): Route[] {
+export function apiKeyRoutes(ctx: Ctx) {
+  const common = { path: '/admin/v1/application-api-keys', tag: 'Admin: keys', auth: 'admin' } as const;
   return [
-    {
-      method: 'post',
-      pattern: '/admin/v1/application-api-keys',
-      body: true,
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const { items, issues } = parseBatch(jsonBody(req), validateCreate);
+    route({
+      ...common, method: 'post', operationId: 'admin_application_api_keys_create',
+      summary: 'Create application keys, each limited to one user',
+      description: 'The secret is in the response only: it is stored hashed.',
+      body: batchBody(typia.json.schema<Batch<CreateKey>>()),
+      responses: {
+        201: { description: 'The keys', schema: typia.json.schema<Created<ApplicationKey>>() },
+        200: { description: 'None were created: every item is an issue', schema: typia.json.schema<Created<ApplicationKey>>() },
+      },
+      handler: async ({ tenant, body }) => {
+        const { items, issues } = parseBatch(body, validateCreate);
         const created: ApplicationKey[] = [];
         const rows: NewApplicationKey[] = [];
         for (const { item } of items) {
@@ -41,17 +48,18 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
           created.push({ id, userId: item.userId, key: k.key, prefix: k.prefix, ...(item.rateLimit ? { rateLimit: limitJson(rate, burst) } : {}) });
         }
         await insertApplicationKeys(ctx.db, tenant.id, new Date(ctx.clock.now()), rows);
-        return reply(created.length ? 201 : 200, { created, issues });
+        return answer(created.length ? 201 : 200, { created, issues });
       },
-    },
-    {
+    }),
+    route({
       // Laurel's own: change keys' rate limits (the new limit applies at once in every process).
-      method: 'patch',
-      pattern: '/admin/v1/application-api-keys',
-      body: true,
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const { items, issues } = parseBatch(jsonBody(req), validateUpdate);
+      ...common, method: 'patch', operationId: 'admin_application_api_keys_update',
+      summary: "Set application keys' rate limits (by id)",
+      description: 'A new limit applies at once, in every process.',
+      body: batchBody(typia.json.schema<Batch<UpdateKey>>()),
+      responses: { 200: { description: 'What was updated, and ids not found', schema: typia.json.schema<Updated<UpdatedKey>>() } },
+      handler: async ({ tenant, body }) => {
+        const { items, issues } = parseBatch(body, validateUpdate);
         const changes = items.map(({ item }) => {
           const [rate, burst] = limitColumns(item.rateLimit);
           return { id: item.id.toLowerCase(), rate, burst };
@@ -67,14 +75,16 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
           ctx.auth.forget(k.prefix);
           await ctx.broadcast(`key:${k.prefix}`);
         }
-        return reply(200, { updated, issues });
+        return ok({ updated, issues });
       },
-    },
-    {
-      method: 'del',
-      pattern: '/admin/v1/application-api-keys',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
+    }),
+    route({
+      ...common, method: 'del', operationId: 'admin_application_api_keys_delete',
+      summary: 'Revoke application keys (by id)',
+      // `ids` may also come comma-separated, which a typia query type cannot read.
+      queryDoc: typia.json.schema<IdsQuery>(),
+      responses: { 200: { description: 'What was revoked, and ids not found', schema: typia.json.schema<Deleted>() } },
+      handler: async ({ tenant, req }) => {
         const ids = idsParam(req.query);
         const rows = await deleteApplicationKeys(ctx.db, tenant.id, ids);
         for (const r of rows) {
@@ -83,8 +93,8 @@ export function apiKeyRoutes(ctx: Ctx): Route[] {
         }
         const gone = new Set(rows.map((r) => r.id));
         const issues: AdminIssue[] = ids.filter((id) => !gone.has(id)).map((id) => issueFor(id, 'Application API key not found'));
-        return reply(200, { deleted: rows.map((r) => ({ id: r.id })), issues });
+        return ok({ deleted: rows.map((r) => ({ id: r.id })), issues });
       },
-    },
+    }),
   ];
 }

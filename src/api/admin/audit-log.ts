@@ -1,10 +1,10 @@
+import typia from 'typia';
 import type { Ctx } from '../../context';
-import { requireAdmin } from '../../auth/auth';
 import { intParam, isUuid } from '../../http/body';
 import { invalid } from '../../errors';
-import { reply, Route } from '../../http/server';
+import { ok, route } from '../define';
 import type { AuditRow } from '../../store/audit';
-import type { AuditEntry, AuditPage } from '../../wire/admin';
+import type { AuditEntry, AuditPage, AuditQuery } from '../../wire/admin';
 
 const entryJson = (r: AuditRow): AuditEntry => ({
   id: r.id, time: r.at.toISOString(), keyId: r.keyId, keyPrefix: r.keyPrefix, tenantId: r.tenantId, method: r.method, route: r.route,
@@ -33,14 +33,16 @@ function textParam(q: URLSearchParams, name: string): string | undefined {
 }
 
 /** The audit log, newest first (account-level: Tenant-ID does not apply; `tenant` filters). */
-export function auditLogRoutes(ctx: Ctx): Route[] {
+export function auditLogRoutes(ctx: Ctx) {
   return [
-    {
-      method: 'get',
-      pattern: '/admin/v1/audit-log',
-      handler: async (req) => {
-        requireAdmin(await ctx.auth.authenticate(req.apiKey));
-        const q = req.query;
+    route({
+      method: 'get', path: '/admin/v1/audit-log', operationId: 'admin_audit_log_list', tag: 'Admin: audit log', auth: 'admin', tenant: false,
+      summary: 'Changes made through the Admin API, newest first',
+      description: 'One entry per successful write: time, acting key (id and prefix), tenant, route, resource, action, and for updates the changed fields before and after (secrets masked). Filters combine; pass `nextCursor` as `cursor` for older entries.',
+      // Read here: `tenant` may be a customerId as well as an id, and a time may be a bare date, which the type does not say.
+      queryDoc: typia.json.schema<AuditQuery>(),
+      responses: { 200: { description: 'A page of entries', schema: typia.json.schema<AuditPage>() } },
+      handler: async ({ req: { query: q } }) => {
         const tenant = textParam(q, 'tenant');
         // A tenant by id, or by its customerId as in the Tenant-ID header.
         const tenantId = tenant === undefined ? undefined : isUuid(tenant) ? tenant.toLowerCase() : (await ctx.tenants.resolve({ kind: 'admin' }, tenant)).id;
@@ -51,8 +53,8 @@ export function auditLogRoutes(ctx: Ctx): Route[] {
           before: cursor ? parseCursor(cursor) : undefined, limit: limit + 1,
         });
         const page = rows.slice(0, limit);
-        return reply(200, { entries: page.map(entryJson), nextCursor: rows.length > limit ? cursorOf(page[page.length - 1]!) : null } satisfies AuditPage);
+        return ok({ entries: page.map(entryJson), nextCursor: rows.length > limit ? cursorOf(page[page.length - 1]!) : null });
       },
-    },
+    }),
   ];
 }

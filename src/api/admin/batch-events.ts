@@ -1,37 +1,15 @@
 import typia from 'typia';
-import { identifyAdmin, type Ctx } from '../../context';
-import { check, jsonBody } from '../../http/body';
+import type { Ctx } from '../../context';
 import { DomainError, notFound } from '../../errors';
-import { reply, Route } from '../../http/server';
+import { answer, io, route } from '../define';
 import type { BatchQueue } from '../../batches/queue';
 import { checkAttributeKeys, checkUserAttributes, zoneOf } from '../../services/user-input';
-import type { BatchEventsBody, BatchRejection } from '../../wire/admin';
-import { readDeleteRoutes, Resource } from './resource';
-
-const validateBatch = typia.createValidate<BatchEventsBody>();
+import { discardRejections, getRejection, listRejections } from '../../store/batch-rejections';
+import type { BatchEventsBody, BatchEventsResponse, BatchRejection } from '../../wire/admin';
+import { setAsideRoutes } from './set-aside';
 
 /** 1,000 events of up to ~1 KiB each: more than the default body limit allows. */
 const BATCH_BODY_BYTES = 1 << 20;
-
-interface RejectionRow {
-  id: string;
-  batch_id: string;
-  item_index: number;
-  item: BatchRejection['item'];
-  status: number;
-  error: string;
-  at: Date;
-}
-
-const REJECTIONS: Resource<RejectionRow> = {
-  path: '/admin/v1/metrics/events/rejected',
-  table: 'batch_rejections',
-  cols: 'id, batch_id, item_index, item, status, error, at',
-  order: 'at DESC, batch_id DESC, item_index',
-  noun: 'Rejected batch item',
-  plain: true,
-  json: (r): BatchRejection => ({ id: r.id, batchId: r.batch_id, index: r.item_index, item: r.item, status: r.status, error: r.error, at: r.at.toISOString() }),
-};
 
 /**
  * `POST /admin/v1/metrics/events` (Trophy's batch of up to 1,000 events):
@@ -41,17 +19,20 @@ const REJECTIONS: Resource<RejectionRow> = {
  * and nothing is queued. Accepted batches are applied in the background (see
  * batches/queue.ts); items refused then are listed under `…/events/rejected`.
  */
-export function batchEventRoutes(ctx: Ctx, queue: BatchQueue): Route[] {
+export function batchEventRoutes(ctx: Ctx, queue: BatchQueue) {
+  const tag = 'Admin: metrics';
   return [
-    {
-      method: 'post',
-      pattern: '/admin/v1/metrics/events',
-      body: true,
-      documents400: true,
+    route({
+      method: 'post', path: '/admin/v1/metrics/events', operationId: 'admin_metrics_batch_events', tag, auth: 'admin', documents400: true,
       maxBodyBytes: Math.max(BATCH_BODY_BYTES, ctx.config.maxBodyBytes),
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const items = check(validateBatch, jsonBody(req));
+      summary: 'Submit up to 1,000 events for processing in the background',
+      description:
+        'Each item is checked as a single event would be; any invalid item refuses the whole batch and nothing is queued. ' +
+        'Accepted items are applied in order by the background process, each with the consequences a single event has; ' +
+        'items refused then (a metric deleted meanwhile, points blocked) are listed under /admin/v1/metrics/events/rejected.',
+      body: io(typia.createValidate<BatchEventsBody>(), typia.json.schema<BatchEventsBody>()),
+      responses: { 202: { description: 'Queued', schema: typia.json.schema<BatchEventsResponse>() } },
+      handler: async ({ tenant, body: items }) => {
         const cfg = await ctx.configs.get(tenant);
         for (const [index, item] of items.entries()) {
           try {
@@ -65,9 +46,21 @@ export function batchEventRoutes(ctx: Ctx, queue: BatchQueue): Route[] {
           }
         }
         await queue.accept(tenant, items);
-        return reply(202, { accepted: items.length });
+        return answer(202, { accepted: items.length });
       },
-    },
-    ...readDeleteRoutes(ctx, REJECTIONS),
+    }),
+    ...setAsideRoutes(
+      { list: (t, limit, skip) => listRejections(ctx.db, t, limit, skip), get: (t, id) => getRejection(ctx.db, t, id), discard: (t, ids) => discardRejections(ctx.db, t, ids) },
+      {
+        path: '/admin/v1/metrics/events/rejected', tag, name: 'admin_metrics_batch_rejections', noun: 'Rejected batch item',
+        item: typia.json.schema<BatchRejection>(), items: typia.json.schema<BatchRejection[]>(),
+        list: {
+          summary: 'List accepted batch items that could not be applied',
+          answer: 'A page, newest first, each with the status and error the single endpoint would have answered',
+        },
+        get: { summary: 'Get a rejected batch item', answer: 'The item, its status and error' },
+        discard: { summary: 'Discard rejected batch items (by id)', answer: 'What was discarded, and ids not found' },
+      },
+    ),
   ];
 }

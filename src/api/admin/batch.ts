@@ -1,7 +1,8 @@
 import type { IValidation } from 'typia';
 import { invalid } from '../../errors';
 import { describe, intParam } from '../../http/body';
-import type { AdminIssue } from '../../wire/admin';
+import type { AdminIssue, Batch } from '../../wire/admin';
+import type { Io, Schema } from '../define';
 
 export type { AdminIssue };
 
@@ -24,6 +25,13 @@ export function parseBatch<T>(body: unknown, validate: (x: unknown) => IValidati
   });
   return { items, issues };
 }
+
+/**
+ * A batch body as a route declares it: described by Batch<T>'s schema, and
+ * passed on as it came, for parseBatch to check item by item (an invalid item
+ * is an issue, not a refused request).
+ */
+export const batchBody = <T>(schema: Schema<Batch<T>>): Io<unknown> => ({ validate: (data) => ({ success: true, data }), schema });
 
 export const issueAt = (index: number, message: string): AdminIssue => ({ index, severity: 'error', message });
 export const issueFor = (id: string, message: string): AdminIssue => ({ id, severity: 'error', message });

@@ -1,19 +1,18 @@
 import typia from 'typia';
-import { Ctx, identifyAdmin } from '../../context';
-import { check, idsParam, jsonBody } from '../../http/body';
+import type { Ctx } from '../../context';
+import { idsParam } from '../../http/body';
 import { invalid } from '../../errors';
-import { reply, Route } from '../../http/server';
+import { answer, io, ok, route } from '../define';
 import { MAX_BATCH } from './batch';
 import { configTx } from '../../store/config-tx';
+import type { Tenant } from '../../store/tenants';
 import { streakCall, streakProblem } from '../../services/streak-calls';
 import { createPauses, removePauses } from '../../services/streak-pauses';
-import type { FreezesBody, PausesBody, RestoreBody, StreakSettings, UserIssue } from '../../wire/admin';
+import type {
+  AdminStreakPause, Created, Deleted, FreezesBody, FreezesResponse, IdsQuery, PausesBody, RestoreBody, RestoreResponse, StreakSettings,
+  StreakSettingsResponse, UserIssue,
+} from '../../wire/admin';
 import { saveStreakSettings, streakSettingsOf } from './writes/streaks';
-
-const validateSettings = typia.createValidate<StreakSettings>();
-const validateFreezes = typia.createValidate<FreezesBody>();
-const validatePauses = typia.createValidate<PausesBody>();
-const validateRestore = typia.createValidate<RestoreBody>();
 
 function atMost<T>(list: T[]): T[] {
   if (list.length === 0) throw invalid('At least one item is required');
@@ -22,85 +21,87 @@ function atMost<T>(list: T[]): T[] {
 }
 
 /** Streak settings (Laurel's; Trophy sets these in its dashboard) and per-user streak operations. */
-export function streakAdminRoutes(ctx: Ctx): Route[] {
+export function streakAdminRoutes(ctx: Ctx) {
+  const common = { tag: 'Admin: streaks', auth: 'admin' } as const;
+  const settings = typia.json.schema<StreakSettingsResponse>();
   return [
-    {
-      method: 'get',
-      pattern: '/admin/v1/streak',
-      handler: async (req) => reply(200, await streakSettingsOf(ctx.db, (await identifyAdmin(ctx, req)).id)),
-    },
-    {
-      method: 'put',
-      pattern: '/admin/v1/streak',
-      body: true,
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const b = check(validateSettings, jsonBody(req));
+    route({
+      ...common, method: 'get', path: '/admin/v1/streak', operationId: 'admin_streak_get',
+      summary: 'Streak settings',
+      responses: { 200: { description: 'The settings (defaults until set)', schema: settings } },
+      handler: async ({ tenant }) => ok(await streakSettingsOf(ctx.db, tenant.id)),
+    }),
+    route({
+      ...common, method: 'put', path: '/admin/v1/streak', operationId: 'admin_streak_set',
+      summary: 'Replace the streak settings',
+      body: io(typia.createValidate<StreakSettings>(), typia.json.schema<StreakSettings>()),
+      responses: { 200: { description: 'The settings as saved', schema: settings } },
+      handler: async ({ tenant, body }) => {
         await configTx(ctx, tenant, async (c) => {
-          const problem = await saveStreakSettings(ctx, c, tenant.id, b);
+          const problem = await saveStreakSettings(ctx, c, tenant.id, body);
           if (problem) throw invalid(problem);
         });
-        return reply(200, await streakSettingsOf(ctx.db, tenant.id));
+        return ok(await streakSettingsOf(ctx.db, tenant.id));
       },
-    },
-    {
-      method: 'post',
-      pattern: '/admin/v1/streaks/freezes',
-      body: true,
-      documents400: true,
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const { freezes } = check(validateFreezes, jsonBody(req));
-        const issues: UserIssue[] = [];
-        let granted = 0;
-        for (const [index, f] of atMost(freezes).entries()) {
-          const r = await streakCall(ctx, tenant, f.userId, 'streak_admin', 'freeze');
-          if (r.kind === 'OK') granted++;
-          else issues.push(userIssue(index, f.userId, streakProblem(r.kind)));
-        }
-        return reply(granted ? 201 : 200, { issues });
+    }),
+    route({
+      ...common, method: 'post', path: '/admin/v1/streaks/freezes', operationId: 'admin_streaks_freezes_create', documents400: true,
+      summary: 'Give users a streak freeze each',
+      body: io(typia.createValidate<FreezesBody>(), typia.json.schema<FreezesBody>()),
+      responses: {
+        201: { description: 'Some were granted; issues name the rest', schema: typia.json.schema<FreezesResponse>() },
+        200: { description: 'None were granted', schema: typia.json.schema<FreezesResponse>() },
       },
-    },
-    {
-      method: 'post',
-      pattern: '/admin/v1/streaks/pauses',
-      body: true,
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const { pauses } = check(validatePauses, jsonBody(req));
-        const { created, issues } = await createPauses(ctx, tenant, atMost(pauses));
+      handler: async ({ tenant, body }) => {
+        const { done, issues } = await eachUser(ctx, tenant, body.freezes.map((f) => f.userId), 'freeze');
+        return answer(done.length ? 201 : 200, { issues });
+      },
+    }),
+    route({
+      ...common, method: 'post', path: '/admin/v1/streaks/pauses', operationId: 'admin_streaks_pauses_create',
+      summary: "Pause users' streaks over date ranges",
+      body: io(typia.createValidate<PausesBody>(), typia.json.schema<PausesBody>()),
+      responses: { 201: { description: 'The pauses created, and issues for the rest', schema: typia.json.schema<Created<AdminStreakPause>>() } },
+      handler: async ({ tenant, body }) => {
+        const { created, issues } = await createPauses(ctx, tenant, atMost(body.pauses));
         if (created.length === 0) throw invalid(issues.map((i) => i.message).join('; '));
-        return reply(201, { created, issues });
+        return answer(201, { created, issues });
       },
-    },
-    {
-      method: 'del',
-      pattern: '/admin/v1/streaks/pauses',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const ids = idsParam(req.query);
-        return reply(200, await removePauses(ctx, tenant, ids));
+    }),
+    route({
+      ...common, method: 'del', path: '/admin/v1/streaks/pauses', operationId: 'admin_streaks_pauses_delete',
+      summary: 'Delete streak pauses (by id)',
+      // `ids` may also come comma-separated, which a typia query type cannot read.
+      queryDoc: typia.json.schema<IdsQuery>(),
+      responses: { 200: { description: 'What was deleted, and ids not found', schema: typia.json.schema<Deleted>() } },
+      handler: async ({ tenant, req }) => ok(await removePauses(ctx, tenant, idsParam(req.query))),
+    }),
+    route({
+      ...common, method: 'post', path: '/admin/v1/streaks/restore', operationId: 'admin_streaks_restore', documents400: true,
+      summary: 'Give users back the streak they last lost',
+      body: io(typia.createValidate<RestoreBody>(), typia.json.schema<RestoreBody>()),
+      responses: {
+        201: { description: 'Some were restored; issues name the rest', schema: typia.json.schema<RestoreResponse>() },
+        200: { description: 'None were restored', schema: typia.json.schema<RestoreResponse>() },
       },
-    },
-    {
-      method: 'post',
-      pattern: '/admin/v1/streaks/restore',
-      body: true,
-      documents400: true,
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const { users } = check(validateRestore, jsonBody(req));
-        const restoredUsers: string[] = [];
-        const issues: UserIssue[] = [];
-        for (const [index, u] of atMost(users).entries()) {
-          const r = await streakCall(ctx, tenant, u.id, 'streak_admin', 'restore');
-          if (r.kind === 'OK') restoredUsers.push(u.id);
-          else issues.push(userIssue(index, u.id, streakProblem(r.kind)));
-        }
-        return reply(restoredUsers.length ? 201 : 200, { restoredUsers, issues });
+      handler: async ({ tenant, body }) => {
+        const { done, issues } = await eachUser(ctx, tenant, body.users.map((u) => u.id), 'restore');
+        return answer(done.length ? 201 : 200, { restoredUsers: done, issues });
       },
-    },
+    }),
   ];
+}
+
+/** A streak operation applied to each user in turn: the users it applied to, and an issue for each of the others. */
+async function eachUser(ctx: Ctx, tenant: Tenant, userIds: string[], op: 'freeze' | 'restore'): Promise<{ done: string[]; issues: UserIssue[] }> {
+  const done: string[] = [];
+  const issues: UserIssue[] = [];
+  for (const [index, userId] of atMost(userIds).entries()) {
+    const r = await streakCall(ctx, tenant, userId, 'streak_admin', op);
+    if (r.kind === 'OK') done.push(userId);
+    else issues.push(userIssue(index, userId, streakProblem(r.kind)));
+  }
+  return { done, issues };
 }
 
 /** An error about one user, in the spec's fields and the SDK's (see UserIssue). */

@@ -1,25 +1,26 @@
-import { Ctx, identifyAdmin } from '../../context';
-import { intParam } from '../../http/body';
-import { reply, Route } from '../../http/server';
-import type { AdminUserEvent } from '../../wire/admin';
+import typia from 'typia';
+import type { Ctx } from '../../context';
+import { io, ok, route } from '../define';
+import type { AdminUserEvent, UserEventsQuery } from '../../wire/admin';
 import { latestUserEvents } from '../../store/user-events';
 
 /**
  * `GET /admin/v1/users/:id/events?limit=`: a user's latest events, newest
  * first, from Postgres (the console's user page). Unknown users have none.
  */
-export function userEventsRoutes(ctx: Ctx): Route[] {
+export function userEventsRoutes(ctx: Ctx) {
   return [
-    {
-      method: 'get',
-      pattern: '/admin/v1/users/:id/events',
-      handler: async (req) => {
-        const tenant = await identifyAdmin(ctx, req);
-        const limit = intParam(req.query, 'limit', 20, 1, 100);
+    route({
+      method: 'get', path: '/admin/v1/users/:id/events', operationId: 'admin_user_events_list', tag: 'Admin: users', auth: 'admin',
+      summary: "A user's latest events, newest first",
+      description: 'Read from Postgres once it holds every acknowledged event.',
+      query: io(typia.http.createValidateQuery<UserEventsQuery>(), typia.json.schema<UserEventsQuery>()),
+      responses: { 200: { description: 'The events (none for an unknown user)', schema: typia.json.schema<AdminUserEvent[]>() } },
+      handler: async ({ tenant, params, query }) => {
         // Read your writes: Postgres first gets what is acknowledged and not yet flushed.
         await ctx.durable.all(tenant);
-        const rows = await latestUserEvents(ctx.db, tenant.id, req.params[0]!, limit);
-        const out: AdminUserEvent[] = rows.map((r) => ({
+        const rows = await latestUserEvents(ctx.db, tenant.id, params.id, query.limit ?? 20);
+        return ok(rows.map((r): AdminUserEvent => ({
           id: r.id,
           metricId: r.metricId,
           value: Number(r.value),
@@ -28,9 +29,8 @@ export function userEventsRoutes(ctx: Ctx): Route[] {
           localDate: r.localDate,
           attributes: r.attributes ?? {},
           idempotencyKey: r.idempotencyKey,
-        }));
-        return reply(200, out);
+        })));
       },
-    },
+    }),
   ];
 }

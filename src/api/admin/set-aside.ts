@@ -1,0 +1,71 @@
+import typia from 'typia';
+import { idsParam, uuidParam } from '../../http/body';
+import { notFound } from '../../errors';
+import { io, ok, route, type Schema } from '../define';
+import type { Deleted, IdsQuery, ListQuery } from '../../wire/admin';
+import { issueFor } from './batch';
+
+/** Records set aside for an admin to look at (dead letters, rejected batch items), by tenant. */
+export interface SetAside<T> {
+  /** Newest first. */
+  list(tenantId: string, limit: number, skip: number): Promise<T[]>;
+  get(tenantId: string, id: string): Promise<T | null>;
+  /** The ids that were there. */
+  discard(tenantId: string, ids: string[]): Promise<string[]>;
+}
+
+/** How the three routes describe themselves, besides their path and tag. */
+interface Texts {
+  summary: string;
+  description?: string;
+  /** The success response's. */
+  answer: string;
+}
+
+interface Spec<P extends string, T> {
+  path: P;
+  tag: string;
+  /** Prefix of the operation ids (`admin_dead_letters` → `admin_dead_letters_list`). */
+  name: string;
+  /** Singular noun for "not found" ("Dead letter"). */
+  noun: string;
+  item: Schema<T>;
+  items: Schema<T[]>;
+  list: Texts;
+  get: Texts;
+  discard: Texts;
+}
+
+/** List (`limit`, `skip`), get one by id, discard by `ids`: the same for every kind of set-aside record. */
+export function setAsideRoutes<P extends string, T>(store: SetAside<T>, s: Spec<P, T>) {
+  const common = { tag: s.tag, auth: 'admin' } as const;
+  const texts = (t: Texts) => ({ summary: t.summary, ...(t.description ? { description: t.description } : {}) });
+  return [
+    route({
+      ...common, ...texts(s.list), method: 'get', path: s.path, operationId: `${s.name}_list`,
+      query: io(typia.http.createValidateQuery<ListQuery>(), typia.json.schema<ListQuery>()),
+      responses: { 200: { description: s.list.answer, schema: s.items } },
+      handler: async ({ tenant, query }) => ok(await store.list(tenant.id, query.limit ?? 10, query.skip ?? 0)),
+    }),
+    route({
+      ...common, ...texts(s.get), method: 'get', path: `${s.path}/:id` as `${string}/:id`, operationId: `${s.name}_get`,
+      responses: { 200: { description: s.get.answer, schema: s.item } },
+      handler: async ({ tenant, params }) => {
+        const row = await store.get(tenant.id, uuidParam(params.id));
+        if (!row) throw notFound(`${s.noun} not found`);
+        return ok(row);
+      },
+    }),
+    route({
+      ...common, ...texts(s.discard), method: 'del', path: s.path, operationId: `${s.name}_delete`,
+      // `ids` may also come comma-separated, which a typia query type cannot read.
+      queryDoc: typia.json.schema<IdsQuery>(),
+      responses: { 200: { description: s.discard.answer, schema: typia.json.schema<Deleted>() } },
+      handler: async ({ tenant, req }) => {
+        const ids = idsParam(req.query);
+        const gone = new Set(await store.discard(tenant.id, ids));
+        return ok({ deleted: [...gone].map((id) => ({ id })), issues: ids.filter((id) => !gone.has(id)).map((id) => issueFor(id, `${s.noun} not found`)) });
+      },
+    }),
+  ];
+}
