@@ -48,7 +48,8 @@ import { webhookRoutes } from './api/admin/webhooks';
 import { configRoutes } from './api/admin/config';
 import { adminUserRoutes } from './api/admin/users';
 import { openApiRoute } from './api/openapi/route';
-import { toRoute, type DescribedDef, type RouteDef } from './api/define';
+import type { DescribedDef, RouteDef } from './api/define';
+import { servedRoute } from './api/form-route';
 import { DeadLetters } from './pipeline/dead-letters';
 import { deadLetterRoutes } from './api/admin/dead-letters';
 import { analyticsRoutes } from './api/admin/analytics';
@@ -228,13 +229,15 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...liveRoutes(ctx, tokens!),
+        ...messageRoutes(ctx, links),
+        ...unsubscribeRoutes(ctx, links),
         openApiRoute((): DescribedDef[] => [...declared, liveDescription]),
       ]
     : [];
   // Every Admin API write is recorded in the audit log (api/audited.ts).
   const routes: Route[] = roles.http
     ? audited(ctx, [
-        ...declared.map((d) => toRoute(ctx, d)),
+        ...declared.map((d) => servedRoute(ctx, d)),
         ...tenantRoutes(ctx),
         ...metricRoutes(ctx),
         ...attributeRoutes(ctx),
@@ -253,8 +256,6 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...adminUserRoutes(ctx),
         ...userEventsRoutes(ctx),
         ...analyticsRoutes(ctx),
-        ...messageRoutes(ctx, links),
-        ...unsubscribeRoutes(ctx, links),
         ...consoleRoutes(),
         ...adminKeyRoutes(ctx),
         ...auditLogRoutes(ctx),
