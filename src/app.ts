@@ -48,7 +48,8 @@ import { webhookRoutes } from './api/admin/webhooks';
 import { configRoutes } from './api/admin/config';
 import { adminUserRoutes } from './api/admin/users';
 import { openApiRoute } from './api/openapi/route';
-import { toRoute, type DescribedDef, type RouteDef } from './api/define';
+import type { DescribedDef, RouteDef } from './api/define';
+import { servedRoute } from './api/form-route';
 import { DeadLetters } from './pipeline/dead-letters';
 import { deadLetterRoutes } from './api/admin/dead-letters';
 import { analyticsRoutes } from './api/admin/analytics';
@@ -239,13 +240,16 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...adminKeyRoutes(ctx),
         ...auditLogRoutes(ctx),
         ...configRoutes(ctx),
+        ...leagueRoutes(ctx),
+        ...messageRoutes(ctx, links),
+        ...unsubscribeRoutes(ctx, links),
         openApiRoute((): DescribedDef[] => [...declared, liveDescription]),
       ]
     : [];
   // Every Admin API write is recorded in the audit log (api/audited.ts).
   const routes: Route[] = roles.http
     ? audited(ctx, [
-        ...declared.map((d) => toRoute(ctx, d)),
+        ...declared.map((d) => servedRoute(ctx, d)),
         ...tenantRoutes(ctx),
         ...metricRoutes(ctx),
         ...attributeRoutes(ctx),
@@ -253,10 +257,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...achievementRoutes(ctx),
         ...leaderboardAdminRoutes(ctx),
         ...leagueAdminRoutes(ctx),
-        ...leagueRoutes(ctx),
         ...webhookRoutes(ctx),
-        ...messageRoutes(ctx, links),
-        ...unsubscribeRoutes(ctx, links),
         ...consoleRoutes(),
       ])
     : [];

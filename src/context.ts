@@ -5,7 +5,7 @@ import type { Config } from './config';
 import type { Logger } from './observability/log';
 import type { Keys } from './redis/keys';
 import type { Engine } from './engine';
-import { Authenticator, Principal, requireAdmin } from './auth/auth';
+import { Authenticator, requireAdmin } from './auth/auth';
 import type { Tenant, Tenants } from './store/tenants';
 import type { TenantConfigs } from './store/tenant-config';
 import type { TtlCache } from './domain/ttl-cache';
@@ -48,12 +48,6 @@ export interface FlushThrough {
   through(tenant: Tenant, userId: string, id: string): Promise<void>;
   /** Every record acknowledged so far (reads over many users). */
   all(tenant: Tenant): Promise<void>;
-}
-
-/** The caller of a route not declared through api/define.ts: its principal and tenant. */
-export async function identify(ctx: Ctx, req: Pick<Request, 'apiKey' | 'tenantId'>): Promise<{ principal: Principal; tenant: Tenant }> {
-  const principal = await ctx.auth.authenticate(req.apiKey);
-  return { principal, tenant: await ctx.tenants.resolve(principal, req.tenantId) };
 }
 
 export async function identifyAdmin(ctx: Ctx, req: Request): Promise<Tenant> {

@@ -1,11 +1,13 @@
 import type { Ctx } from '../context';
-import type { Reply, Request, Route } from '../http/server';
+import type { Reply } from '../http/server';
+import { prebuilt, route } from './define';
+import { formRoute } from './form-route';
 import { channelsOf, NOTIFICATION_TYPES, NotificationType, RETENTION_DEFAULTS } from '../domain/retention';
 import { prefField } from '../domain/user-hash';
 import { userHash } from '../engine';
 import { writeUserFields } from '../services/user-calls';
 import { notFound } from '../errors';
-import type { UnsubscribeLinks, UnsubscribeTarget } from '../messages/unsubscribe';
+import type { UnsubscribeLinks } from '../messages/unsubscribe';
 import type { Tenant } from '../store/tenants';
 import type { NotificationChannel } from '../wire/app';
 
@@ -45,10 +47,10 @@ const invalidLink = () => notFound('This link is not valid, or the account it wa
  * preferences, saved by `POST /u/{token}/preferences` (the same preferences
  * as `PATCH /v1/users/{id}/preferences`).
  */
-export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
+export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks) {
   /** The link's tenant, user and their hash, or null when the link is forged or the user gone. */
-  const open = async (req: Request) => {
-    const target = await links.verify(req.params[0]!);
+  const open = async (token: string) => {
+    const target = await links.verify(token);
     if (!target) return null;
     const tenant = await ctx.tenants.getById(target.tenantId);
     if (!tenant) return null;
@@ -58,7 +60,7 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
   const channelsNow = async (tenant: Tenant, fields: Map<string, string>, type: NotificationType) =>
     channelsOf((await ctx.configs.get(tenant)).retention ?? RETENTION_DEFAULTS, fields, type);
 
-  const preferencesPage = async (req: Request, tenant: Tenant, target: UnsubscribeTarget, fields: Map<string, string>, note: string) => {
+  const preferencesPage = async (token: string, tenant: Tenant, fields: Map<string, string>, note: string) => {
     const rows: string[] = [];
     for (const t of NOTIFICATION_TYPES) {
       const on = await channelsNow(tenant, fields, t);
@@ -66,36 +68,46 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
         `<td><input type="checkbox" name="${t}" value="${c}" aria-label="${esc(`${LABELS[t]} by ${c}`)}"${on.includes(c) ? ' checked' : ''}></td>`;
       rows.push(`<tr><td>${esc(LABELS[t])}</td>${box('email')}${box('push')}</tr>`);
     }
-    return page(200, 'Notification preferences', `${note}<form method="post" action="/u/${esc(req.params[0]!)}/preferences">
+    return page(200, 'Notification preferences', `${note}<form method="post" action="/u/${esc(token)}/preferences">
 <table><thead><tr><th>Message</th><th>Email</th><th>Push</th></tr></thead><tbody>${rows.join('')}</tbody></table>
 <button type="submit">Save</button></form>`);
   };
 
+  const tag = 'Unsubscribe';
   return [
-    {
-      method: 'get', pattern: '/u/:token',
-      handler: async (req) => {
-        const o = await open(req);
+    route({
+      method: 'get', path: '/u/:token', operationId: 'unsubscribe_page', tag, auth: 'none',
+      summary: "An email's preferences link: a page where the user switches each type on or off (HTML)",
+      responses: { 200: { description: 'The page (HTML); 404 for a link not valid' } },
+      handler: async ({ params: { token } }) => {
+        const o = await open(token);
         if (!o) throw invalidLink();
-        return preferencesPage(req, o.tenant, o.target, o.fields, '');
+        return prebuilt(await preferencesPage(token, o.tenant, o.fields, ''));
       },
-    },
-    {
-      method: 'post', pattern: '/u/:token', body: true, maxBodyBytes: 4096,
-      handler: async (req) => {
-        const o = await open(req);
+    }),
+    formRoute({
+      method: 'post', path: '/u/:token', operationId: 'unsubscribe_one_click', tag, auth: 'none',
+      summary: "One-click unsubscribe (RFC 8058): no more emails of the link's type to this user",
+      description: 'Push and the other types are unchanged. The body (`List-Unsubscribe=One-Click`) is not needed.',
+      responses: { 200: { description: 'Unsubscribed (an HTML page)' } },
+      maxBodyBytes: 4096,
+      handler: async ({ params: { token } }) => {
+        const o = await open(token);
         if (!o) throw invalidLink();
         const { target, tenant, fields } = o;
         const kept = (await channelsNow(tenant, fields, target.type)).filter((c) => c !== 'email');
         await writeUserFields(ctx, tenant, target.userId, { [prefField(target.type)]: kept.join(',') });
-        return page(200, 'Unsubscribed', `<p>You will get no more ${esc(LABELS[target.type].toLowerCase())} by email.</p>
-<p><a href="/u/${esc(req.params[0]!)}">Change your other notification preferences</a></p>`);
+        return prebuilt(page(200, 'Unsubscribed', `<p>You will get no more ${esc(LABELS[target.type].toLowerCase())} by email.</p>
+<p><a href="/u/${esc(token)}">Change your other notification preferences</a></p>`));
       },
-    },
-    {
-      method: 'post', pattern: '/u/:token/preferences', body: true, maxBodyBytes: 4096,
-      handler: async (req) => {
-        const o = await open(req);
+    }),
+    formRoute({
+      method: 'post', path: '/u/:token/preferences', operationId: 'unsubscribe_preferences_save', tag, auth: 'none',
+      summary: "The preferences page's form (application/x-www-form-urlencoded: each type's name once per channel chosen)",
+      responses: { 200: { description: 'The page again, saved (HTML)' } },
+      maxBodyBytes: 4096,
+      handler: async ({ req, params: { token } }) => {
+        const o = await open(token);
         if (!o) throw invalidLink();
         const form = new URLSearchParams(req.body.toString('utf8'));
         const patch: Record<string, string> = {};
@@ -104,8 +116,8 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks): Route[] {
           patch[prefField(t)] = (['email', 'push'] as const).filter((c) => chosen.has(c)).join(',');
         }
         const fields = await writeUserFields(ctx, o.tenant, o.target.userId, patch);
-        return preferencesPage(req, o.tenant, o.target, fields, '<p role="status">Saved.</p>');
+        return prebuilt(await preferencesPage(token, o.tenant, fields, '<p role="status">Saved.</p>'));
       },
-    },
+    }),
   ];
 }

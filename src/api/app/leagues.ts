@@ -1,19 +1,22 @@
-import { Ctx, identify } from '../../context';
+import typia from 'typia';
+import type { Ctx } from '../../context';
 import { notFound } from '../../errors';
-import { intParam } from '../../http/body';
-import { reply, Route } from '../../http/server';
+import { io, ok, route } from '../define';
 import {
   cohortId, LeagueConfig, leagueField, parseCohortId, parsePlace, runAt, runDates, runParams, tierAt, zoneOf,
 } from '../../domain/leagues';
 import type { TenantConfig } from '../../store/tenant-config';
 import { readUser } from '../../services/user-calls';
 import { liveCohort, tierNow } from '../../services/league-state';
-import type { LeagueHistoryEntry } from '../../wire/leagues';
+import type { LeagueCohort, LeagueHistoryEntry, LeagueHistoryQuery, LeagueZoneName, UserLeague } from '../../wire/leagues';
 import { cohortResults, leagueHistory } from '../../store/league-results';
 import { userNames } from '../../engine';
 
 /** Leagues read by the application (a Laurel extension, docs/leagues.md). */
-export function leagueRoutes(ctx: Ctx): Route[] {
+/** Every league operation's description in /openapi.json (the Admin API's too). */
+export const about = 'A Laurel extension (not in Trophy): see docs/leagues.md.';
+
+export function leagueRoutes(ctx: Ctx) {
   const leagueOf = (cfg: TenantConfig, key: string): LeagueConfig => {
     const l = cfg.leaguesByKey.get(key);
     if (!l) throw notFound(`League "${key}" not found`);
@@ -25,12 +28,13 @@ export function leagueRoutes(ctx: Ctx): Route[] {
     }));
 
   return [
-    {
-      method: 'get',
-      pattern: '/v1/users/:id/leagues/:key',
-      handler: async (req) => {
-        const u = await readUser(ctx, await identify(ctx, req), req.params[0]!);
-        const l = leagueOf(u.cfg, req.params[1]!);
+    route({
+      method: 'get', path: '/v1/users/:id/leagues/:key', operationId: 'users_league', tag: 'Leagues', auth: 'application',
+      summary: "A user's tier, cohort and zone in a league's current run", description: about,
+      responses: { 200: { description: 'The standing', schema: typia.json.schema<UserLeague>() } },
+      handler: async ({ principal, tenant, params }) => {
+        const u = await readUser(ctx, { principal, tenant }, params.id);
+        const l = leagueOf(u.cfg, params.key);
         const tk = ctx.keys.tenant(u.tenant.slot);
         const run = runAt(l, ctx.clock.now());
         const p = runParams(l, run);
@@ -38,7 +42,7 @@ export function leagueRoutes(ctx: Ctx): Route[] {
         let cohort: { id: string; size: number; rankings: Awaited<ReturnType<typeof liveCohort>> } | null = null;
         let rank: number | null = null;
         let value: number | null = null;
-        let zone = 'stay';
+        let zone: LeagueZoneName = 'stay';
         let tier: number;
         if (place && place.run === run) {
           tier = place.tier;
@@ -54,41 +58,43 @@ export function leagueRoutes(ctx: Ctx): Route[] {
           tier = await tierNow(ctx, tk, l, p, u.id, place);
         }
         const t = tierAt(p, tier);
-        return reply(200, {
+        return ok({
           key: l.key, name: l.name, run: runDates(l, run), tier: { key: t.key, name: t.name, index: t.index },
           cohort, rank, value, zone, lastResult: (await history(u.tenant.id, l, u.id, 1))[0] ?? null,
         });
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/users/:id/leagues/:key/history',
-      handler: async (req) => {
-        const u = await readUser(ctx, await identify(ctx, req), req.params[0]!);
-        const l = leagueOf(u.cfg, req.params[1]!);
-        return reply(200, await history(u.tenant.id, l, u.id, intParam(req.query, 'limit', 10, 1, 100)));
+    }),
+    route({
+      method: 'get', path: '/v1/users/:id/leagues/:key/history', operationId: 'users_league_history', tag: 'Leagues', auth: 'application',
+      summary: "A user's results of finished runs, newest first", description: about,
+      query: io(typia.http.createValidateQuery<LeagueHistoryQuery>(), typia.json.schema<LeagueHistoryQuery>()),
+      responses: { 200: { description: 'The results', schema: typia.json.schema<LeagueHistoryEntry[]>() } },
+      handler: async ({ principal, tenant, params, query }) => {
+        const u = await readUser(ctx, { principal, tenant }, params.id);
+        const l = leagueOf(u.cfg, params.key);
+        return ok(await history(u.tenant.id, l, u.id, query.limit ?? 10));
       },
-    },
-    {
-      method: 'get',
-      pattern: '/v1/leagues/:key/cohorts/:cohortId',
-      handler: async (req) => {
-        const { tenant } = await identify(ctx, req);
-        const l = leagueOf(await ctx.configs.get(tenant), req.params[0]!);
-        const id = parseCohortId(req.params[1]!);
-        if (!id) throw notFound(`Cohort "${req.params[1]}" not found`);
+    }),
+    route({
+      method: 'get', path: '/v1/leagues/:key/cohorts/:cohortId', operationId: 'leagues_cohort', tag: 'Leagues', auth: 'application',
+      summary: "A cohort's rankings, of the current run or a finished one", description: about,
+      responses: { 200: { description: 'The cohort', schema: typia.json.schema<LeagueCohort>() } },
+      handler: async ({ tenant, params }) => {
+        const l = leagueOf(await ctx.configs.get(tenant), params.key);
+        const id = parseCohortId(params.cohortId);
+        if (!id) throw notFound(`Cohort "${params.cohortId}" not found`);
         const tk = ctx.keys.tenant(tenant.slot);
         // Live until its run's results are durable and its keys freed; from Postgres after.
         let rankings = await liveCohort(ctx, tk, tk.cohort(l.slot, id.run, id.tier, id.no));
         if (!rankings.length) {
-          const rows = await cohortResults(ctx.db, tenant.id, l.id, id.run, req.params[1]!);
-          if (!rows.length) throw notFound(`Cohort "${req.params[1]}" not found`);
+          const rows = await cohortResults(ctx.db, tenant.id, l.id, id.run, params.cohortId);
+          if (!rows.length) throw notFound(`Cohort "${params.cohortId}" not found`);
           const names = await userNames(ctx.redis, tk, rows.map((r) => r.userId));
           rankings = rows.map((r, i) => ({ rank: r.rank, userId: r.userId, userName: names[i] ?? null, value: r.value }));
         }
         const t = tierAt(runParams(l, id.run), id.tier);
-        return reply(200, { id: req.params[1], tier: { key: t.key, name: t.name, index: t.index }, run: runDates(l, id.run), rankings });
+        return ok({ id: params.cohortId, tier: { key: t.key, name: t.name, index: t.index }, run: runDates(l, id.run), rankings });
       },
-    },
+    }),
   ];
 }

@@ -42,5 +42,7 @@ export const DOCUMENT_ORDER: readonly string[] = [
   'admin_channels_fcm_delete', 'admin_channels_fcm_test', 'admin_channels_expo_set', 'admin_channels_expo_get',
   'admin_channels_expo_delete', 'admin_channels_expo_test', 'admin_templates_list', 'admin_templates_set',
   'admin_templates_delete', 'admin_templates_preview', 'admin_messages_list', 'unsubscribe_page',
-  'unsubscribe_one_click', 'unsubscribe_preferences_save',
+  'unsubscribe_one_click', 'unsubscribe_preferences_save', 'admin_leagues_list', 'admin_leagues_create',
+  'admin_leagues_update', 'admin_leagues_delete', 'admin_leagues_get', 'users_league',
+  'users_league_history', 'leagues_cohort',
 ];

@@ -3,7 +3,6 @@ import { reply, Reply } from '../../http/server';
 import type { ErrorBody } from '../../wire/app';
 import { prebuilt, route, type DescribedDef } from '../define';
 import { adminOperations } from './admin-operations';
-import { messageOperations } from './message-operations';
 import { leagueOperations } from './league-operations';
 import { buildDocument, Operation } from './document';
 import { DOCUMENT_ORDER } from './order';
@@ -15,7 +14,7 @@ const operationOf = (d: DescribedDef): Operation => ({
 });
 
 /** Operations still described by table rather than by their route's definition (until those routes are declared once). */
-const tabled: Operation[] = [...adminOperations, ...messageOperations, ...leagueOperations];
+const tabled: Operation[] = [...adminOperations, ...leagueOperations];
 
 const rank = new Map(DOCUMENT_ORDER.map((id, i) => [id, i]));
 
