@@ -74,8 +74,7 @@ local function make(key, t)
   if e == nil then
     e = { t = t }
     if t == 'hash' or t == 'set' or t == 'zset' then e.v = {} ; e.n = 0 end
-    if t == 'hash' then e.order = {} end
-    if t == 'zset' then e.order = {} end
+    if t == 'hash' or t == 'zset' then e.order = {} end
     if t == 'stream' then e.ids = {}; e.entries = {} end
     DB[key] = e
   elseif e.t ~= t then error('WRONGTYPE ' .. key) end
