@@ -133,6 +133,14 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   return entries;
 }
 
+/** One compiled item (JSON) into the config's two maps of it: by key, and by id or slot. */
+function index<T extends { key: string }, I>(json: string, byKey: Map<string, T>, byOther: Map<I, T>, other: (item: T) => I): T {
+  const item = JSON.parse(json) as T;
+  byKey.set(item.key, item);
+  byOther.set(other(item), item);
+  return item;
+}
+
 /** A compiled hash (with `ver`) back into the server's view. */
 export function parseTenant(h: Record<string, string>): TenantConfig {
   const cfg: TenantConfig = {
@@ -167,25 +175,15 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
   };
   for (const f in h) {
     if (f.startsWith('m:')) {
-      const m = JSON.parse(h[f]!) as MetricConfig;
-      cfg.metricsByKey.set(m.key, m);
-      cfg.metricsById.set(m.id, m);
+      index(h[f]!, cfg.metricsByKey, cfg.metricsById, (m) => m.id);
     } else if (f.startsWith('lb:')) {
-      const b = JSON.parse(h[f]!) as LeaderboardConfig;
-      cfg.boardsByKey.set(b.key, b);
-      cfg.boardsBySlot.set(b.slot, b);
+      index(h[f]!, cfg.boardsByKey, cfg.boardsBySlot, (b) => b.slot);
     } else if (f.startsWith('lg:')) {
-      const l = JSON.parse(h[f]!) as LeagueConfig;
-      cfg.leaguesByKey.set(l.key, l);
-      cfg.leaguesBySlot.set(l.slot, l);
+      index(h[f]!, cfg.leaguesByKey, cfg.leaguesBySlot, (l) => l.slot);
     } else if (f.startsWith('ach:')) {
-      const a = JSON.parse(h[f]!) as AchievementConfig;
-      cfg.achievementsByKey.set(a.key, a);
-      cfg.achievementsById.set(a.id, a);
+      index(h[f]!, cfg.achievementsByKey, cfg.achievementsById, (a) => a.id);
     } else if (f.startsWith('ps:')) {
-      const s = JSON.parse(h[f]!) as PointsSystemConfig;
-      cfg.systemsByKey.set(s.key, s);
-      cfg.systemsBySlot.set(s.slot, s);
+      const s = index(h[f]!, cfg.systemsByKey, cfg.systemsBySlot, (s) => s.slot);
       for (const t of s.triggers) cfg.triggersById.set(t.id, t);
       for (const b of s.boosts) {
         cfg.boostsById.set(b.id, b);
