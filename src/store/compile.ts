@@ -76,11 +76,15 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   }
   const metricSlot = new Map(metrics.map((m) => [m.id, m.slot]));
   const systemSlot = new Map(systems.map((x) => [x.id, x.slot]));
+  // A board's or a league's own fields and what it ranks by, with the slots the scripts read.
+  const ranked = (r: Row) => ({
+    id: r.id, slot: r.slot, key: r.key, name: r.name, description: r.description, status: r.status, rankBy: r.rank_by,
+    metricId: r.metric_id, metricSlot: r.metric_id ? (metricSlot.get(r.metric_id) ?? null) : null,
+    systemId: r.points_system_id, systemSlot: r.points_system_id ? (systemSlot.get(r.points_system_id) ?? null) : null,
+  });
   for (const b of boards) {
     const lb: LeaderboardConfig = {
-      id: b.id, slot: b.slot, key: b.key, name: b.name, description: b.description, status: b.status, rankBy: b.rank_by,
-      metricId: b.metric_id, metricSlot: b.metric_id ? (metricSlot.get(b.metric_id) ?? null) : null,
-      systemId: b.points_system_id, systemSlot: b.points_system_id ? (systemSlot.get(b.points_system_id) ?? null) : null,
+      ...ranked(b),
       maxParticipants: b.max_participants, start: b.start_s, end: b.end_s, startTime: b.start_time, endTime: b.end_time,
       breakdownIds: b.breakdown_attributes, breakdownKeys: (b.breakdown_attributes as string[]).map((id) => attrKey.get(id) ?? `\u0000deleted:${id}`),
       runUnit: b.run_unit, runInterval: b.run_interval,
@@ -90,9 +94,7 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   const leagues = await q<Row>('SELECT * FROM leagues WHERE tenant_id = $1 ORDER BY slot');
   for (const l of leagues) {
     const lg: LeagueConfig = {
-      id: l.id, slot: l.slot, key: l.key, name: l.name, description: l.description, status: l.status, rankBy: l.rank_by,
-      metricId: l.metric_id, metricSlot: l.metric_id ? (metricSlot.get(l.metric_id) ?? null) : null,
-      systemId: l.points_system_id, systemSlot: l.points_system_id ? (systemSlot.get(l.points_system_id) ?? null) : null,
+      ...ranked(l),
       cadence: l.cadence, weekStart: l.week_start, timeZone: l.time_zone, cohortSize: l.cohort_size, tiers: l.tiers,
       next: l.next_from_run === null ? null : { fromRun: l.next_from_run, cohortSize: l.next_cohort_size, tiers: l.next_tiers },
     };
