@@ -386,25 +386,19 @@ local function wrap(tbl, name, label, bytes)
     return orig(...)
   end
 end
+-- The functions `names` of a library (a global table's name; '_G': the base
+-- functions), counted as 'lib.name'; `bytes[name]` counts the bytes in or out.
+local function wrap_lib(lib, names, bytes)
+  for _, name in ipairs(names) do
+    wrap(_G[lib], name, lib == '_G' and name or lib .. '.' .. name, bytes and bytes[name])
+  end
+end
 if MODE == 'profile' then
-  wrap(string, 'format', 'string.format')
-  wrap(string, 'match', 'string.match')
-  wrap(string, 'gmatch', 'string.gmatch')
-  wrap(string, 'sub', 'string.sub')
-  wrap(table, 'concat', 'table.concat')
-  wrap(table, 'sort', 'table.sort')
-  wrap(math, 'floor', 'math.floor')
-  wrap(math, 'max', 'math.max')
-  wrap(math, 'min', 'math.min')
-  wrap(cjson, 'encode', 'cjson.encode', 'out')
-  wrap(cjson, 'decode', 'cjson.decode', 'in')
-  wrap(_G, 'tonumber', 'tonumber')
-  wrap(_G, 'tostring', 'tostring')
-  wrap(_G, 'unpack', 'unpack')
-  wrap(_G, 'pairs', 'pairs')
-  wrap(_G, 'ipairs', 'ipairs')
-  wrap(_G, 'type', 'type')
-  wrap(_G, 'pcall', 'pcall')
+  wrap_lib('string', { 'format', 'match', 'gmatch', 'sub' })
+  wrap_lib('table', { 'concat', 'sort' })
+  wrap_lib('math', { 'floor', 'max', 'min' })
+  wrap_lib('cjson', { 'encode', 'decode' }, { encode = 'out', decode = 'in' })
+  wrap_lib('_G', { 'tonumber', 'tostring', 'unpack', 'pairs', 'ipairs', 'type', 'pcall' })
 end
 
 -- ---------------------------------------------------------------- load lib
