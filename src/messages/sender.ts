@@ -8,7 +8,7 @@ import { DEVICE_TOKENS_FIELD, isUser } from '../domain/user-hash';
 import { toMap } from '../domain/users';
 import { writeUserFields } from '../services/user-calls';
 import { retryDelay } from '../webhooks/dispatcher';
-import { OutboxPoller } from '../outbox-poller';
+import { Poller } from '../poller';
 import { messageVariables, DuePayload } from './variables';
 import { renderMessage, templateOf } from './render';
 import type { UnsubscribeLinks } from './unsubscribe';
@@ -87,7 +87,7 @@ export class MessageSender {
   /** Told each attempt's outcome (metrics). */
   onOutcome: ((channel: MessageChannel, type: MessageType, outcome: MessageStatus) => void) | null = null;
 
-  private readonly poller: OutboxPoller;
+  private readonly poller: Poller<number>;
   /** Each tenant's sending rate. */
   private readonly pacer: Pacer;
 
@@ -97,12 +97,12 @@ export class MessageSender {
     private readonly opts: SenderOptions,
   ) {
     this.pacer = new Pacer(opts.perSecond);
-    this.poller = new OutboxPoller(
-      opts.pollMs,
-      () => this.claimAndSend(),
-      () => this.prune(),
-      (err) => this.ctx.log.warn('message sending failed', { err: err.message }),
-    );
+    this.poller = new Poller({
+      everyMs: opts.pollMs,
+      round: () => this.claimAndSend(),
+      prune: () => this.prune(),
+      failed: (err) => this.ctx.log.warn('message sending failed', { err: err.message }),
+    });
   }
 
   start(): void {

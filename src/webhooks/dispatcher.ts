@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../clock';
 import type { Logger } from '../observability/log';
-import { OutboxPoller } from '../outbox-poller';
+import { Poller } from '../poller';
 import { signatureHeaders } from './signing';
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'dead';
@@ -61,7 +61,7 @@ export class WebhookDispatcher {
   /** Deliveries in flight per endpoint: an endpoint is claimed for again once its round is over. */
   private readonly busy = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly poller: OutboxPoller;
+  private readonly poller: Poller<number>;
   /** Aborts attempts in flight when the process stops. */
   private readonly shutdown = new AbortController();
 
@@ -71,12 +71,12 @@ export class WebhookDispatcher {
     private readonly log: Logger,
     private readonly opts: DispatcherOptions,
   ) {
-    this.poller = new OutboxPoller(
-      opts.pollMs,
-      () => this.claim(),
-      () => this.prune(),
-      (err) => this.log.warn('webhook dispatch failed', { err: err.message }),
-    );
+    this.poller = new Poller({
+      everyMs: opts.pollMs,
+      round: () => this.claim(),
+      prune: () => this.prune(),
+      failed: (err) => this.log.warn('webhook dispatch failed', { err: err.message }),
+    });
   }
 
   start(): void {
