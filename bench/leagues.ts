@@ -1,17 +1,13 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Redis from 'ioredis';
-import { Client } from 'pg';
-import { loadConfig } from '../src/config';
 import { createLogger } from '../src/observability/log';
 import { ManualClock } from '../src/clock';
 import { startApp } from '../src/app';
 import { finalizeLeagues } from '../src/scheduler/leagues';
 import { api } from './seed';
-import { freePort } from './util';
+import { benchConfig, dropSchemas, ownRedis } from './util';
 
 /**
  * `npm run bench:leagues`: the three figures of docs/leagues.md.
@@ -30,19 +26,11 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 async function main(): Promise<void> {
   const id = randomBytes(4).toString('hex');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'laurel-leagues-'));
-  const port = await freePort();
-  const redisProc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  const redisUrl = `redis://127.0.0.1:${port}`;
-  const redis = new Redis(redisUrl, { retryStrategy: () => 50 });
-  redis.on('error', () => undefined);
-  const schema = `bench_${id}`;
-  const config = loadConfig({
-    ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `bench-${id}:`, DATABASE_SCHEMA: schema,
-    ADMIN_API_KEY: `admin_bench.${randomBytes(16).toString('hex')}`, LOG_LEVEL: 'warn', MAX_BACKLOG: '10000000',
-  });
+  const { proc: redisProc, url: redisUrl, redis, ready } = await ownRedis(dir);
+  const config = benchConfig(id, { REDIS_URL: redisUrl, MAX_BACKLOG: '10000000' });
   const clock = new ManualClock(Date.parse('2026-03-10T12:00:00Z'));
   try {
-    for (let i = 0; (await redis.ping().catch(() => null)) !== 'PONG'; i++) if (i > 300) throw new Error('redis did not start');
+    await ready();
     const app = await startApp(config, clock, createLogger(config.logLevel), { http: true, background: false });
     const base = `http://127.0.0.1:${app.port}`;
     const key = config.adminApiKey!;
@@ -145,10 +133,7 @@ async function main(): Promise<void> {
   } finally {
     redis.disconnect();
     redisProc.kill('SIGTERM');
-    const db = new Client({ connectionString: config.databaseUrl });
-    await db.connect();
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
+    await dropSchemas(config.databaseUrl, config.databaseSchema);
     rmSync(dir, { recursive: true, force: true });
   }
 }

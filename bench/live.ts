@@ -5,9 +5,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { Client } from 'pg';
 import { seedConfig } from './seed';
-import { freePort, sleep } from './util';
+import { dropSchemas, freePort, sleep } from './util';
 
 /**
  * Live updates under load, against a running Laurel process (`pid` for its
@@ -229,10 +228,7 @@ async function main(): Promise<void> {
       c.kill('SIGTERM');
       await Promise.race([gone, sleep(10_000)]);
     }
-    const db = new Client({ connectionString: databaseUrl });
-    await db.connect();
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
+    await dropSchemas(databaseUrl, schema);
     rmSync(dir, { recursive: true, force: true });
   }
 }

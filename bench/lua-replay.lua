@@ -74,7 +74,7 @@ local function make(key, t)
   if e == nil then
     e = { t = t }
     if t == 'hash' or t == 'set' or t == 'zset' then e.v = {} ; e.n = 0 end
-    if t == 'zset' then e.order = {} end
+    if t == 'hash' or t == 'zset' then e.order = {} end
     if t == 'stream' then e.ids = {}; e.entries = {} end
     DB[key] = e
   elseif e.t ~= t then error('WRONGTYPE ' .. key) end
@@ -83,6 +83,23 @@ end
 local function drop_if_empty(key)
   local e = DB[key]
   if e and e.n == 0 then DB[key] = nil end
+end
+-- HDEL, SREM, ZREM: take members (fields) out of a hash, set or zset; how many
+-- were there. `gone(e, m)` is told each one taken out.
+local function remove_members(key, t, members, gone)
+  local e = get(key, t)
+  if not e then return 0 end
+  local n = 0
+  for _, m in ipairs(members) do
+    if e.v[m] ~= nil then
+      e.v[m] = nil
+      e.n = e.n - 1
+      n = n + 1
+      if gone then gone(e, m) end
+    end
+  end
+  drop_if_empty(key)
+  return n
 end
 local STREAM_SEQ = 0
 local function numarg(s)
@@ -146,29 +163,17 @@ C.HSET = function(k, ...)
   local a = { ... }
   if #a == 0 or #a % 2 ~= 0 then error('ERR wrong number of arguments for HSET') end
   local e = make(k, 'hash')
-  e.order = e.order or {}
   local added = 0
   for i = 1, #a, 2 do added = added + hash_set(e, a[i], a[i + 1]) end
   return added
 end
 C.HDEL = function(k, ...)
-  local e = get(k, 'hash')
-  if not e then return 0 end
-  local n = 0
-  for _, f in ipairs({ ... }) do
-    if e.v[f] ~= nil then
-      e.v[f] = nil
-      e.n = e.n - 1
-      n = n + 1
-      for i, o in ipairs(e.order) do if o == f then table.remove(e.order, i) break end end
-    end
-  end
-  drop_if_empty(k)
-  return n
+  return remove_members(k, 'hash', { ... }, function(e, f)
+    for i, o in ipairs(e.order) do if o == f then table.remove(e.order, i) break end end
+  end)
 end
 C.HINCRBY = function(k, f, by)
   local e = make(k, 'hash')
-  e.order = e.order or {}
   local cur = tonumber(e.v[f] or '0')
   local v = cur + numarg(by)
   hash_set(e, f, string.format('%d', v))
@@ -182,16 +187,7 @@ C.SADD = function(k, ...)
   end
   return n
 end
-C.SREM = function(k, ...)
-  local e = get(k, 'set')
-  if not e then return 0 end
-  local n = 0
-  for _, m in ipairs({ ... }) do
-    if e.v[m] then e.v[m] = nil; e.n = e.n - 1; n = n + 1 end
-  end
-  drop_if_empty(k)
-  return n
-end
+C.SREM = function(k, ...) return remove_members(k, 'set', { ... }) end
 C.SISMEMBER = function(k, m)
   local e = get(k, 'set')
   return (e and e.v[m]) and 1 or 0
@@ -279,16 +275,7 @@ C.ZREVRANK = function(k, m)
   if not e or e.v[m] == nil then return false end
   return e.n - 1 - zrank_of(e, m)
 end
-C.ZREM = function(k, ...)
-  local e = get(k, 'zset')
-  if not e then return 0 end
-  local n = 0
-  for _, m in ipairs({ ... }) do
-    if e.v[m] ~= nil then e.v[m] = nil; e.n = e.n - 1; n = n + 1 end
-  end
-  drop_if_empty(k)
-  return n
-end
+C.ZREM = function(k, ...) return remove_members(k, 'zset', { ... }) end
 C.ZPOPMIN = function(k, count)
   local e = get(k, 'zset')
   local out = {}
@@ -399,25 +386,19 @@ local function wrap(tbl, name, label, bytes)
     return orig(...)
   end
 end
+-- The functions `names` of a library (a global table's name; '_G': the base
+-- functions), counted as 'lib.name'; `bytes[name]` counts the bytes in or out.
+local function wrap_lib(lib, names, bytes)
+  for _, name in ipairs(names) do
+    wrap(_G[lib], name, lib == '_G' and name or lib .. '.' .. name, bytes and bytes[name])
+  end
+end
 if MODE == 'profile' then
-  wrap(string, 'format', 'string.format')
-  wrap(string, 'match', 'string.match')
-  wrap(string, 'gmatch', 'string.gmatch')
-  wrap(string, 'sub', 'string.sub')
-  wrap(table, 'concat', 'table.concat')
-  wrap(table, 'sort', 'table.sort')
-  wrap(math, 'floor', 'math.floor')
-  wrap(math, 'max', 'math.max')
-  wrap(math, 'min', 'math.min')
-  wrap(cjson, 'encode', 'cjson.encode', 'out')
-  wrap(cjson, 'decode', 'cjson.decode', 'in')
-  wrap(_G, 'tonumber', 'tonumber')
-  wrap(_G, 'tostring', 'tostring')
-  wrap(_G, 'unpack', 'unpack')
-  wrap(_G, 'pairs', 'pairs')
-  wrap(_G, 'ipairs', 'ipairs')
-  wrap(_G, 'type', 'type')
-  wrap(_G, 'pcall', 'pcall')
+  wrap_lib('string', { 'format', 'match', 'gmatch', 'sub' })
+  wrap_lib('table', { 'concat', 'sort' })
+  wrap_lib('math', { 'floor', 'max', 'min' })
+  wrap_lib('cjson', { 'encode', 'decode' }, { encode = 'out', decode = 'in' })
+  wrap_lib('_G', { 'tonumber', 'tostring', 'unpack', 'pairs', 'ipairs', 'type', 'pcall' })
 end
 
 -- ---------------------------------------------------------------- load lib
@@ -517,6 +498,14 @@ for _, k in ipairs(keys) do
 end
 st:close()
 
+-- A count table's entries as { key, count }, most first.
+local function by_count(counts)
+  local out = {}
+  for k, n in pairs(counts) do out[#out + 1] = { k, n } end
+  table.sort(out, function(a, b) return a[2] > b[2] end)
+  return out
+end
+
 if MODE == 'profile' then
   local lines = {}
   for l in string.gmatch(src .. '\n', '([^\n]*)\n') do lines[#lines + 1] = l end
@@ -524,32 +513,20 @@ if MODE == 'profile' then
   for _, n in pairs(OPS_LINE) do total = total + n end
   local p = assert(io.open(OUT .. '.profile', 'w'))
   p:write(string.format('VM instructions per event: %.0f\n\nby function (line defined):\n', total / nevents))
-  local fs = {}
-  for f, n in pairs(OPS_FN) do fs[#fs + 1] = { f, n } end
-  table.sort(fs, function(a, b) return a[2] > b[2] end)
-  for _, x in ipairs(fs) do
-    p:write(string.format('%8.1f %5.1f%%  %5d  %s\n', x[2] / nevents, 100 * x[2] / total, x[1], (lines[x[1]] or ''):sub(1, 90)))
+  -- { line, instructions }: per event, share, the line and its text.
+  local function ops_row(x, width)
+    p:write(string.format('%8.1f %5.1f%%  %5d  %s\n', x[2] / nevents, 100 * x[2] / total, x[1], (lines[x[1]] or ''):sub(1, width)))
   end
+  for _, x in ipairs(by_count(OPS_FN)) do ops_row(x, 90) end
   p:write('\nby line:\n')
-  local ls = {}
-  for l, n in pairs(OPS_LINE) do ls[#ls + 1] = { l, n } end
-  table.sort(ls, function(a, b) return a[2] > b[2] end)
-  for i = 1, math.min(80, #ls) do
-    local x = ls[i]
-    p:write(string.format('%8.1f %5.1f%%  %5d  %s\n', x[2] / nevents, 100 * x[2] / total, x[1], (lines[x[1]] or ''):sub(1, 110)))
-  end
+  local ls = by_count(OPS_LINE)
+  for i = 1, math.min(80, #ls) do ops_row(ls[i], 110) end
   p:write('\ncalls per event by kind:\n')
-  local cs = {}
-  for k, n in pairs(CALLS_BY_CMD) do cs[#cs + 1] = { k, n } end
-  table.sort(cs, function(a, b) return a[2] > b[2] end)
-  for _, x in ipairs(cs) do
+  for _, x in ipairs(by_count(CALLS_BY_CMD)) do
     p:write(string.format('%8.2f  %s%s\n', x[2] / nevents, x[1], CBYTES[x[1]] and string.format('  (%.0f bytes/event)', CBYTES[x[1]] / nevents) or ''))
   end
   p:write('\ncalls per event by site:\n')
-  cs = {}
-  for k, n in pairs(CALLS_BY_LINE) do cs[#cs + 1] = { k, n } end
-  table.sort(cs, function(a, b) return a[2] > b[2] end)
-  for _, x in ipairs(cs) do
+  for _, x in ipairs(by_count(CALLS_BY_LINE)) do
     local l = tonumber(string.match(x[1], '@(%d+)$'))
     p:write(string.format('%8.2f  %-40s %s\n', x[2] / nevents, x[1], l and (lines[l] or ''):sub(1, 90) or ''))
   end

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
-import { loadConfig } from '../src/config';
 import { createLogger } from '../src/observability/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
@@ -8,6 +6,7 @@ import { purgeKeys } from '../src/redis/purge';
 import { retentionPass } from '../src/scheduler/retention';
 import { localDate } from '../src/domain/time';
 import { seedConfig, ZONES } from './seed';
+import { benchConfig, dropSchemas } from './util';
 
 /**
  * `node dist/bench/retention-pass.js`: how long the retention scheduler takes
@@ -21,11 +20,7 @@ const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 
 async function main(): Promise<void> {
   const id = randomBytes(4).toString('hex');
-  const schema = `bench_${id}`;
-  const config = loadConfig({
-    ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_KEY_PREFIX: `bench-${id}:`, DATABASE_SCHEMA: schema,
-    ADMIN_API_KEY: `admin_bench.${randomBytes(16).toString('hex')}`, LOG_LEVEL: 'warn',
-  });
+  const config = benchConfig(id);
   const app = await startApp(config, systemClock, createLogger(config.logLevel), { http: true, background: false });
   try {
     const base = `http://127.0.0.1:${app.port}`;
@@ -61,10 +56,7 @@ async function main(): Promise<void> {
   } finally {
     await purgeKeys(app.ctx.redis, `${config.keyPrefix}*`);
     await app.close();
-    const db = new Client({ connectionString: config.databaseUrl });
-    await db.connect();
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
+    await dropSchemas(config.databaseUrl, config.databaseSchema);
   }
 }
 

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
-import { Client, Pool } from 'pg';
-import { freePort, machineCpu, postgresCpu, processCpu, processTreeCpu, sleep } from './util';
+import { Pool } from 'pg';
+import { dropSchemas, freePort, machineCpu, postgresCpu, processCpu, processTreeCpu, sleep } from './util';
 import { type Figures, generatorName, runLoad, type Scenario } from './load';
 import { seedConfig, seedUsers, ZONES } from './seed';
 import { readAfterWrite } from './read-after-write';
@@ -345,11 +345,7 @@ async function main(): Promise<void> {
       if (c.exitCode !== null || c.signalCode !== null) continue;
       await Promise.race([stop(c), sleep(10_000)]);
     }
-    const db = new Client({ connectionString: DATABASE_URL });
-    await db.connect();
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}_durable" CASCADE`);
-    await db.end();
+    await dropSchemas(DATABASE_URL, schema, `${schema}_durable`);
     rmSync(dir, { recursive: true, force: true });
   }
 }

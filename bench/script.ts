@@ -3,14 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Redis from 'ioredis';
-import { Client } from 'pg';
-import { loadConfig } from '../src/config';
 import { createLogger } from '../src/observability/log';
 import { systemClock } from '../src/clock';
 import { startApp } from '../src/app';
 import { seedConfig, seedUsers } from './seed';
-import { freePort, postgresCpu, sleep } from './util';
+import { benchConfig, dropSchemas, ownRedis, postgresCpu, sleep } from './util';
 
 /**
  * `node dist/bench/script.js`: what one event costs inside Redis and in its
@@ -29,23 +26,14 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 4_000);
 async function main(): Promise<void> {
   const id = randomBytes(4).toString('hex');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'laurel-script-'));
-  const port = await freePort();
   // BENCH_CALLGRIND=file: Redis runs under callgrind, which counts its instructions during the events only.
   const callgrind = process.env.BENCH_CALLGRIND;
   const valgrind = callgrind ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${callgrind}`] : [];
-  const [cmd, ...args] = [...valgrind, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
-  const redisProc = spawn(cmd!, args, { stdio: 'ignore' });
+  const { port, proc: redisProc, url: redisUrl, redis, ready } = await ownRedis(dir, valgrind);
   let monitor: ReturnType<typeof spawn> | undefined;
-  const redisUrl = `redis://127.0.0.1:${port}`;
-  const redis = new Redis(redisUrl, { retryStrategy: () => 50 });
-  redis.on('error', () => undefined);
-  const schema = `bench_${id}`;
-  const config = loadConfig({
-    ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `bench-${id}:`, DATABASE_SCHEMA: schema,
-    ADMIN_API_KEY: `admin_bench.${randomBytes(16).toString('hex')}`, LOG_LEVEL: 'warn',
-  });
+  const config = benchConfig(id, { REDIS_URL: redisUrl });
   try {
-    for (let i = 0; (await redis.ping().catch(() => null)) !== 'PONG'; i++) if (i > 300) throw new Error('redis did not start');
+    await ready();
     // BENCH_MONITOR=file: every command Redis runs, for bench/lua-replay.lua (seeding included: the replay needs it).
     const monitorFile = process.env.BENCH_MONITOR;
     if (monitorFile) {
@@ -137,10 +125,7 @@ async function main(): Promise<void> {
     redis.disconnect();
     monitor?.kill('SIGTERM');
     redisProc.kill('SIGTERM');
-    const db = new Client({ connectionString: config.databaseUrl });
-    await db.connect();
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
+    await dropSchemas(config.databaseUrl, config.databaseSchema);
     rmSync(dir, { recursive: true, force: true });
   }
 }

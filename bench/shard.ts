@@ -3,13 +3,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type Redis from 'ioredis';
-import { Client } from 'pg';
 import { loadConfig } from '../src/config';
 import { masters, openRedis } from '../src/redis/client';
 import { Keys } from '../src/redis/keys';
 import { purgeKeys } from '../src/redis/purge';
 import { CLUSTER_PORTS } from '../src/ops/redis-cluster';
-import { freePort, sleep } from './util';
+import { dropSchemas, freePort, sleep } from './util';
 import { seedConfig, seedUsers } from './seed';
 
 /**
@@ -124,10 +123,7 @@ async function main(): Promise<void> {
     await new Promise((res) => proc.once('exit', res));
     await purgeKeys(cluster, `${prefix}*`);
     cluster.disconnect();
-    const db = new Client({ connectionString: config.databaseUrl });
-    await db.connect();
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
+    await dropSchemas(config.databaseUrl, schema);
   }
 }
 

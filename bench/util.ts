@@ -1,6 +1,10 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
-import type { Pool } from 'pg';
+import Redis from 'ioredis';
+import { Client, type Pool } from 'pg';
+import { type Config, loadConfig } from '../src/config';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -12,6 +16,44 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A redis-server of the bench's own on a free port (no persistence, its files
+ * in `dir`), `under` a command such as valgrind if given, and a client to it;
+ * `ready()` resolves once it answers. The caller stops both.
+ */
+export async function ownRedis(dir: string, under: string[] = []) {
+  const port = await freePort();
+  const [cmd, ...args] = [...under, 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  const proc = spawn(cmd!, args, { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  const redis = new Redis(url, { retryStrategy: () => 50 });
+  redis.on('error', () => undefined);
+  const ready = async () => {
+    for (let i = 0; (await redis.ping().catch(() => null)) !== 'PONG'; i++) if (i > 300) throw new Error('redis did not start');
+  };
+  return { port, url, proc, redis, ready };
+}
+
+/**
+ * The config of an in-process bench server: a Redis key prefix and a Postgres
+ * schema of its own (`bench-<id>:`, `bench_<id>`), an admin key made up now,
+ * warnings only; `env` adds to it.
+ */
+export function benchConfig(id: string, env: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig({
+    ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_KEY_PREFIX: `bench-${id}:`, DATABASE_SCHEMA: `bench_${id}`,
+    ADMIN_API_KEY: `admin_bench.${randomBytes(16).toString('hex')}`, LOG_LEVEL: 'warn', ...env,
+  });
+}
+
+/** Drop what a bench wrote to Postgres: its schemas, over a connection of its own. */
+export async function dropSchemas(databaseUrl: string, ...schemas: string[]): Promise<void> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  for (const schema of schemas) await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await db.end();
 }
 
 /** A process's /proc/<pid>/stat fields after the command name (index 0 is the state), or null. */

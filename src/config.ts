@@ -183,11 +183,14 @@ function rateLimitVars(env: NodeJS.ProcessEnv): Config['rateLimit'] {
   return { perSecond, burst: intVar(env, 'RATE_LIMIT_BURST', defaultBurst(perSecond), 1, 1_000_000) };
 }
 
-function numberVar(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+/** A number from min to max (a whole one if `integer`), or the default when unset or empty. */
+function numberVar(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number, integer = false): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return dflt;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${name} must be a number from ${min} to ${max} (got "${raw}")`);
+  if (!(integer ? Number.isInteger(n) : Number.isFinite(n)) || n < min || n > max) {
+    throw new Error(`${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max} (got "${raw}")`);
+  }
   return n;
 }
 
@@ -199,9 +202,5 @@ function boolVar(env: NodeJS.ProcessEnv, name: string): boolean {
 }
 
 function intVar(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-  return n;
+  return numberVar(env, name, dflt, min, max, true);
 }

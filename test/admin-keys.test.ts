@@ -1,12 +1,10 @@
 import t from 'tap';
-import { randomBytes } from 'node:crypto';
-import { createPool } from '../src/store/db';
 import { migrate } from '../src/store/migrations';
 import { ensureAdminKey } from '../src/store/bootstrap';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/observability/log';
 import { systemClock } from '../src/clock';
-import { startServer, TestServer } from './helpers/harness';
+import { schemaPool, startServer, TestServer } from './helpers/harness';
 import { freshGet, processDeployment, spawnServer, until } from './helpers/process';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
@@ -140,12 +138,7 @@ t.test('at most 10 admin keys; input is checked; application keys cannot manage 
 });
 
 t.test('the bootstrap key is listed as such, and rotated and revoked like any other', async (t) => {
-  const schema = `test_keys_${randomBytes(4).toString('hex')}`;
-  const db = createPool(DATABASE_URL, schema);
-  t.teardown(async () => {
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
-  });
+  const { schema, db } = schemaPool(t, 'test_keys');
   await migrate(db, schema);
   const printed: string[] = [];
   const write = process.stdout.write.bind(process.stdout);

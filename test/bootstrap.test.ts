@@ -1,22 +1,16 @@
 import t from 'tap';
-import { randomBytes } from 'node:crypto';
 import { createPool } from '../src/store/db';
 import { migrate } from '../src/store/migrations';
 import { ensureAdminKey, warnWithoutAutovacuum } from '../src/store/bootstrap';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/observability/log';
 import { systemClock } from '../src/clock';
-import { startServer } from './helpers/harness';
+import { schemaPool, startServer } from './helpers/harness';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
 
 t.test('migrations are idempotent and the first admin key is printed once', async (t) => {
-  const schema = `test_boot_${randomBytes(4).toString('hex')}`;
-  const db = createPool(DATABASE_URL, schema);
-  t.teardown(async () => {
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
-  });
+  const { schema, db } = schemaPool(t, 'test_boot');
   t.ok((await migrate(db, schema)) > 0);
   t.equal(await migrate(db, schema), 0, 'a second run applies nothing');
 

@@ -1,17 +1,12 @@
 import t from 'tap';
-import { existsSync } from 'node:fs';
-import puppeteer, { Browser } from 'puppeteer-core';
 import { startServer } from './helpers/harness';
+import { NEEDS_CHROMIUM, openPage, signIn, WAIT } from './helpers/chromium';
 
 // The console's Environments page in Chromium: compare two tenants, copy the differences through plan and apply.
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-  (p): p is string => !!p && existsSync(p),
-);
-const WAIT = { timeout: 20_000 };
 declare const document: any;
 
-t.test('compare two tenants and copy the differences', { skip: CHROMIUM ? false : 'no Chromium installed (apt-get install -y chromium, or set CHROMIUM_PATH)' }, async (t) => {
+t.test('compare two tenants and copy the differences', NEEDS_CHROMIUM, async (t) => {
   const s = await startServer(t);
   await s.call('POST', '/admin/v1/tenants', { body: [{ customerId: 'staging', name: 'Staging' }, { customerId: 'prod', name: 'Prod' }] });
   await s.metrics(['visits', 'shares'], 'staging');
@@ -19,11 +14,7 @@ t.test('compare two tenants and copy the differences', { skip: CHROMIUM ? false 
   await s.call('PATCH', '/admin/v1/metrics', { tenant: 'prod', body: [{ id: (await s.call('GET', '/admin/v1/metrics', { tenant: 'prod' })).body[0].id, name: 'Old name' }] });
   await s.call('POST', '/admin/v1/attributes', { tenant: 'prod', body: [{ key: 'legacy', name: 'Legacy', type: 'user' }] });
 
-  const browser: Browser = await puppeteer.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--headless=new', '--disable-gpu'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
+  const { page, problems } = await openPage(t);
   const rowsOf = () =>
     page.$$eval('[data-plan] tbody tr[data-change]', (trs) => trs.map((tr: any) => [tr.dataset.change, tr.dataset.kind, tr.dataset.key, tr.children[3].textContent]));
   const choose = async (sel: string, label: string) => {
@@ -32,11 +23,7 @@ t.test('compare two tenants and copy the differences', { skip: CHROMIUM ? false 
     await page.select(sel, value);
   };
 
-  await page.goto(`${s.url}/console`, { waitUntil: 'domcontentloaded' });
-  await page.waitForSelector('#api-key', WAIT);
-  await page.type('#api-key', s.adminKey);
-  await page.click('button[type=submit]');
-  await page.waitForSelector('nav', WAIT);
+  await signIn(page, s.url, s.adminKey);
   await page.click('nav a[href="/console/environments"]');
   await page.waitForSelector('#env-from', WAIT);
   await choose('#env-from', 'Staging');

@@ -1,15 +1,10 @@
 import t from 'tap';
-import { existsSync } from 'node:fs';
-import puppeteer, { Browser } from 'puppeteer-core';
 import { startServer } from './helpers/harness';
+import { NEEDS_CHROMIUM, openPage, signIn, WAIT } from './helpers/chromium';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-  (p): p is string => !!p && existsSync(p),
-);
-const WAIT = { timeout: 20_000 };
 declare const document: any;
 
-t.test("the console's leagues page: configuration, tiers and the current cohorts", { skip: CHROMIUM ? false : 'no Chromium installed' }, async (t) => {
+t.test("the console's leagues page: configuration, tiers and the current cohorts", NEEDS_CHROMIUM, async (t) => {
   const s = await startServer(t);
   const { xp } = await s.metrics(['xp']);
   const tiers = [{ key: 'bronze', name: 'Bronze', promote: 1, relegate: 0 }, { key: 'gold', name: 'Gold', promote: 0, relegate: 1 }];
@@ -17,18 +12,10 @@ t.test("the console's leagues page: configuration, tiers and the current cohorts
   t.equal(made.status, 201);
   for (const [u, v] of [['ann', 5], ['bob', 9], ['cat', 1]] as const) await s.event('xp', { user: { id: u, name: u.toUpperCase() }, value: v });
 
-  const browser: Browser = await puppeteer.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--headless=new', '--disable-gpu'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
+  const { page, problems } = await openPage(t);
   const waitText = (sel: string, want: string) =>
     page.waitForFunction((sel, want) => document.querySelector(sel)?.textContent?.includes(want), WAIT, sel, want);
-  await page.goto(`${s.url}/console`, { waitUntil: 'domcontentloaded' });
-  await page.waitForSelector('#api-key', WAIT);
-  await page.type('#api-key', s.adminKey);
-  await page.click('button[type=submit]');
-  await page.waitForSelector('nav', WAIT);
+  await signIn(page, s.url, s.adminKey);
   await page.goto(`${s.url}/console/leagues`, { waitUntil: 'domcontentloaded' });
   await waitText('[data-resource="/admin/v1/leagues"] tbody', 'wk');
   t.match(await page.$eval('[data-resource="/admin/v1/leagues"] tbody', (el) => el.textContent), /Weekly.*wk.*metric.*weekly.*America\/New_York.*2.*active/);

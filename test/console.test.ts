@@ -1,18 +1,13 @@
 import t from 'tap';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import http from 'node:http';
-import puppeteer, { Browser } from 'puppeteer-core';
 import { startServer } from './helpers/harness';
+import { NEEDS_CHROMIUM, openPage, WAIT } from './helpers/chromium';
 import { CONSOLE_CSP } from '../src/api/console';
 
-// Debian's chromium (`.ci/run` installs it); CHROMIUM_PATH names another.
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-  (p): p is string => !!p && existsSync(p),
-);
 const SCREENSHOTS = path.resolve(__dirname, '../../screenshots');
-const WAIT = { timeout: 20_000 };
 
 // What the functions given to page.evaluate see: the browser's globals (this program is compiled without the DOM library).
 declare const document: any, sessionStorage: any, localStorage: any, window: any, MouseEvent: any, Event: any;
@@ -66,14 +61,10 @@ t.test('the console is served as static files under a strict CSP', async (t) => 
   t.equal((await s.call('GET', '/admin/v1/metrics', { key: null })).status, 401, 'API routes are untouched');
 });
 
-t.test('the console in Chromium', { skip: CHROMIUM ? false : 'no Chromium installed (apt-get install -y chromium, or set CHROMIUM_PATH)' }, async (t) => {
+t.test('the console in Chromium', NEEDS_CHROMIUM, async (t) => {
   const s = await startServer(t);
-  const browser: Browser = await puppeteer.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--headless=new', '--disable-gpu'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
+  const { page, problems } = await openPage(t);
   await page.setViewport({ width: 1280, height: 860 });
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${(e as Error).message}`));
   page.on('console', (m) => {
     // 401/403/404/409 answers are logged by the browser as failed loads; those are expected here.
     if (m.type() === 'error' && !/status of 40[1349]/.test(m.text())) problems.push(m.text());

@@ -1,9 +1,7 @@
 import t from 'tap';
-import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { createPool } from '../src/store/db';
 import { loadMigrations, migrate } from '../src/store/migrations';
-import { startServer, TestServer } from './helpers/harness';
+import { schemaPool, startServer, TestServer } from './helpers/harness';
 
 // Users who never sent a `tz` are in their tenant's default zone
 // (retention settings' defaultTimeZone): America/New_York for a new tenant,
@@ -34,12 +32,7 @@ t.test('the setting: New York for new tenants, any IANA zone, refused otherwise'
 });
 
 t.test('tenants from before the setting keep UTC; a new database starts in New York', async (t) => {
-  const schema = `test_zone_${randomBytes(4).toString('hex')}`;
-  const db = createPool(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel', schema);
-  t.teardown(async () => {
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
-  });
+  const { schema, db } = schemaPool(t, 'test_zone');
   // A deployment from before: the migrations before the default zone's, in an earlier run, with a second tenant.
   const steps = loadMigrations();
   const mine = steps.findIndex((m) => m.sql.includes('"defaultTimeZone": "UTC"'));

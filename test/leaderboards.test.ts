@@ -124,9 +124,8 @@ t.test('a weekly board across three runs', async (t) => {
 
 t.test('breakdowns, points boards and streak boards', async (t) => {
   const s = await startServer(t);
-  await s.attributes([{ key: 'team', type: 'user' }, { key: 'region', type: 'user' }]);
-  const attrs = (await s.call('GET', '/admin/v1/attributes')).body as { id: string; key: string }[];
-  const id = (k: string) => attrs.find((a) => a.key === k)!.id;
+  const attrs = await s.attributes([{ key: 'team', type: 'user' }, { key: 'region', type: 'user' }]);
+  const id = (k: string) => attrs[k]!.id;
   const { m } = await s.metrics(['m']);
   await board(s, { key: 'by-team', name: 'By team', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', status: 'active', breakdownAttributes: [id('team')], maxParticipants: 1 });
   await board(s, { key: 'by-both', name: 'By both', rankBy: 'metric', metricId: m!.id, start: '2026-03-01', status: 'active', breakdownAttributes: [id('team'), id('region')] });

@@ -189,9 +189,8 @@ t.test('boosts', async (t) => {
 
 t.test('levels and attribute filters', async (t) => {
   const s = await startServer(t);
-  await s.attributes([{ key: 'plan', type: 'user' }, { key: 'source', type: 'event' }]);
-  const attrs = (await s.call('GET', '/admin/v1/attributes')).body as { id: string; key: string }[];
-  const id = (k: string) => attrs.find((a) => a.key === k)!.id;
+  const attrs = await s.attributes([{ key: 'plan', type: 'user' }, { key: 'source', type: 'event' }]);
+  const id = (k: string) => attrs[k]!.id;
   const { m } = await s.metrics(['m']);
   await system(s, {
     name: 'XP', key: 'xp',

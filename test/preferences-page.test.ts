@@ -1,17 +1,10 @@
 import t from 'tap';
-import { existsSync } from 'node:fs';
-import puppeteer, { Browser } from 'puppeteer-core';
 import { startServer } from './helpers/harness';
 import { actingUser } from './helpers/messages';
-
-// Debian's chromium (`.ci/run` installs it); CHROMIUM_PATH names another.
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/lib/chromium/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-  (p): p is string => !!p && existsSync(p),
-);
-const WAIT = { timeout: 20_000 };
+import { NEEDS_CHROMIUM, openPage, WAIT } from './helpers/chromium';
 declare const document: any;
 
-t.test("the unsubscribe link's preferences page, in Chromium", { skip: CHROMIUM ? false : 'no Chromium installed (apt-get install -y chromium, or set CHROMIUM_PATH)' }, async (t) => {
+t.test("the unsubscribe link's preferences page, in Chromium", NEEDS_CHROMIUM, async (t) => {
   const s = await startServer(t);
   await s.metrics(['m']);
   await actingUser(s, 'ada', { email: 'ada@example.com' });
@@ -21,11 +14,7 @@ t.test("the unsubscribe link's preferences page, in Chromium", { skip: CHROMIUM 
   const link = /Preferences: (\S+)/.exec(preview.body.email.text)![1]!;
   const path = new URL(link).pathname;
 
-  const browser: Browser = await puppeteer.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox', '--headless=new', '--disable-gpu'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push((e as Error).message));
+  const { page, problems } = await openPage(t);
   page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
   await page.goto(`${s.url}${path}`, { waitUntil: 'domcontentloaded' });
   const checked = () => page.$$eval('input[type=checkbox]', (els) => els.filter((e: any) => e.checked).map((e: any) => `${e.name}:${e.value}`));

@@ -35,6 +35,12 @@ local function round_total(x)
   return tonumber(string.format('%.15g', x))
 end
 
+-- Items already in JSON as one JSON array.
+local function json_array(items)
+  if #items == 0 then return '[]' end
+  return '[' .. table.concat(items, ',') .. ']'
+end
+
 -- A field or key part like 'h5': built once per (prefix, number) and kept
 -- between calls, since turning a Lua number into text goes through the slow
 -- float printf every time.

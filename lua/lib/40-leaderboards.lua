@@ -91,6 +91,5 @@ local function lb_update(P, boards, uid, key_prefix, ticks, metric_slot, delta, 
       end
     end
   end
-  if #out == 0 then return '[]' end
-  return '[' .. table.concat(out, ',') .. ']'
+  return json_array(out)
 end

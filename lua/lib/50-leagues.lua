@@ -118,6 +118,5 @@ local function lg_update(P, leagues, uid, prefix, metric_slot, delta)
       end
     end
   end
-  if #out == 0 then return '[]' end
-  return '[' .. table.concat(out, ',') .. ']'
+  return json_array(out)
 end

@@ -9,6 +9,7 @@ import type { Tenant } from '../store/tenants';
 import { addRejection } from '../store/batch-rejections';
 import type { BatchEvent } from '../wire/admin';
 import { recordEvent } from '../services/record-event';
+import { Poller } from '../poller';
 
 const GROUP = 'apply';
 
@@ -56,18 +57,21 @@ export function waves(items: readonly { user: { id: string } }[]): number[][] {
 export class BatchQueue {
   private readonly consumer = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   private readonly groups = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
   /** Passes run one at a time (the loop and a caller of drain() share one consumer name). */
-  private chain: Promise<void> = Promise.resolve();
+  private readonly poller: Poller<void>;
 
   constructor(
     private readonly ctx: Ctx,
     private readonly pollMs = 100,
     /** Entries another (dead) consumer held this long are taken over. */
     private readonly claimMs = 30_000,
-  ) {}
+  ) {
+    this.poller = new Poller({
+      everyMs: pollMs,
+      round: () => this.pass(),
+      failed: (err) => this.ctx.log.warn('batch consumer pass failed', { err: err.message }),
+    });
+  }
 
   /** Queue validated items (one XADD) and mark the tenant as having work. */
   async accept(tenant: Tenant, items: BatchEvent[]): Promise<void> {
@@ -77,29 +81,16 @@ export class BatchQueue {
   }
 
   start(): void {
-    const tick = () => {
-      if (this.stopped) return;
-      this.running = this.drain()
-        .catch((err) => this.ctx.log.warn('batch consumer pass failed', { err: (err as Error).message }))
-        .finally(() => {
-          this.running = null;
-          if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
-        });
-    };
-    this.timer = setTimeout(tick, this.pollMs);
+    this.poller.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.poller.stop();
   }
 
   /** Apply everything queued now (every tenant), until the streams are empty or a store is unreachable. */
   drain(): Promise<void> {
-    const run = this.chain.then(() => this.pass());
-    this.chain = run.catch(() => undefined);
-    return run;
+    return this.poller.round();
   }
 
   private async pass(): Promise<void> {

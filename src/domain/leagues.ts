@@ -1,6 +1,6 @@
 import { dateFromDay, dayNumber, localDate } from './time';
 import { TIE_BITS } from './leaderboards';
-import type { EventLeague } from '../wire/leagues';
+import type { Cadence, EventLeague, LeagueOutcome, LeagueZoneName } from '../wire/leagues';
 
 /**
  * Leagues (docs/leagues.md): each run, the users who score are put in small
@@ -8,10 +8,7 @@ import type { EventLeague } from '../wire/leagues';
  * tier and the bottom down. Run math is in the league's own zone, so the
  * boundary is one instant for everyone.
  */
-export type Cadence = 'daily' | 'weekly' | 'monthly';
 export type LeagueStatus = 'active' | 'inactive';
-export type LeagueZone = 'promotion' | 'relegation' | 'stay';
-export type Outcome = 'promoted' | 'relegated' | 'stayed';
 
 export interface Tier {
   key: string;
@@ -88,7 +85,7 @@ export function runParams(l: LeagueConfig, r: number): RunParams {
  * floor(promote·n/size) are promoted, the bottom floor(relegate·n/size)
  * below them relegated (lua/lib/50-leagues.lua applies the same rule).
  */
-export function zoneOf(rank: number, n: number, size: number, tier: Pick<Tier, 'promote' | 'relegate'>): LeagueZone {
+export function zoneOf(rank: number, n: number, size: number, tier: Pick<Tier, 'promote' | 'relegate'>): LeagueZoneName {
   const up = Math.floor((tier.promote * n) / size);
   const down = Math.floor((tier.relegate * n) / size);
   if (rank <= up) return 'promotion';
@@ -96,8 +93,8 @@ export function zoneOf(rank: number, n: number, size: number, tier: Pick<Tier, '
   return 'stay';
 }
 
-export const OUTCOME: Record<LeagueZone, Outcome> = { promotion: 'promoted', relegation: 'relegated', stay: 'stayed' };
-export const NEW_TIER_STEP: Record<LeagueZone, number> = { promotion: 1, relegation: -1, stay: 0 };
+export const OUTCOME: Record<LeagueZoneName, LeagueOutcome> = { promotion: 'promoted', relegation: 'relegated', stay: 'stayed' };
+export const NEW_TIER_STEP: Record<LeagueZoneName, number> = { promotion: 1, relegation: -1, stay: 0 };
 
 /** A cohort's public id: run, tier index and number within the tier. */
 export const cohortId = (run: number, tier: number, no: number) => `${run}-${tier}-${no}`;
@@ -138,7 +135,7 @@ export interface ScriptLeague {
   z: 'p' | 'r' | 's';
 }
 
-const ZONES: Record<string, LeagueZone> = { p: 'promotion', r: 'relegation', s: 'stay' };
+const ZONES: Record<string, LeagueZoneName> = { p: 'promotion', r: 'relegation', s: 'stay' };
 
 export interface LeagueLookup {
   leaguesBySlot: Map<number, LeagueConfig>;

@@ -8,6 +8,7 @@ import { DEVICE_TOKENS_FIELD, isUser } from '../domain/user-hash';
 import { toMap } from '../domain/users';
 import { writeUserFields } from '../services/user-calls';
 import { retryDelay } from '../webhooks/dispatcher';
+import { Poller } from '../poller';
 import { messageVariables, DuePayload } from './variables';
 import { renderMessage, templateOf } from './render';
 import type { UnsubscribeLinks } from './unsubscribe';
@@ -86,12 +87,9 @@ export class MessageSender {
   /** Told each attempt's outcome (metrics). */
   onOutcome: ((channel: MessageChannel, type: MessageType, outcome: MessageStatus) => void) | null = null;
 
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = true;
-  private running: Promise<number> = Promise.resolve(0);
+  private readonly poller: Poller<number>;
   /** Each tenant's sending rate. */
   private readonly pacer: Pacer;
-  private lastPrune = 0;
 
   constructor(
     private readonly ctx: Ctx,
@@ -99,48 +97,33 @@ export class MessageSender {
     private readonly opts: SenderOptions,
   ) {
     this.pacer = new Pacer(opts.perSecond);
+    this.poller = new Poller({
+      everyMs: opts.pollMs,
+      round: () => this.claimAndSend(),
+      prune: () => this.prune(),
+      failed: (err) => this.ctx.log.warn('message sending failed', { err: err.message }),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(this.opts.pollMs);
+    this.poller.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running.catch(() => undefined);
+    await this.poller.stop();
   }
 
   /** Send everything due now and wait for it (tests call this). */
   async runOnce(): Promise<number> {
     let n = 0;
     for (;;) {
-      const sent = await this.round();
+      const sent = await this.poller.round();
       n += sent;
       if (sent === 0) return n;
     }
   }
 
-  private schedule(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.round()
-        .then(() => this.prune())
-        .catch((err) => this.ctx.log.warn('message sending failed', { err: (err as Error).message }))
-        .finally(() => {
-          if (!this.stopped && !this.timer) this.schedule(this.opts.pollMs);
-        });
-    }, ms);
-  }
-
-  /** One claim and its sends; one round at a time per process. */
-  private round(): Promise<number> {
-    const run = this.running.catch(() => 0).then(() => this.claimAndSend());
-    this.running = run;
-    return run;
-  }
-
+  /** One claim and its sends (one round at a time per process: the poller's). */
   private async claimAndSend(): Promise<number> {
     const now = this.ctx.clock.now();
     const { rows } = await this.ctx.db.query<Claimed>(
@@ -164,10 +147,8 @@ export class MessageSender {
     return rows.length;
   }
 
-  /** Delete finished messages past retention (at most every ten minutes, a bounded number at a time). */
+  /** Delete finished messages past retention (a bounded number at a time). */
   private async prune(): Promise<void> {
-    if (Date.now() - this.lastPrune < 600_000) return;
-    this.lastPrune = Date.now();
     await this.ctx.db.query(
       `DELETE FROM messages WHERE id IN (
          SELECT id FROM messages WHERE status IN ('sent', 'failed', 'suppressed') AND updated < $1 LIMIT 10000)`,

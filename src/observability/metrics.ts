@@ -224,26 +224,20 @@ function readLag(): Promise<{ entries: number; seconds: number } | null> {
 }
 
 // The lag is global (every tenant's stream), so with several workers the largest report is the answer, not the sum.
-new Gauge({
-  name: 'laurel_flusher_lag_entries',
-  help: 'Change records not yet written to Postgres, over every tenant',
-  registers: [registry],
-  aggregator: 'max',
-  async collect() {
-    const lag = await readLag();
-    if (lag) this.set(lag.entries);
-  },
-});
-new Gauge({
-  name: 'laurel_flusher_lag_seconds',
-  help: 'Age of the oldest change record not yet written to Postgres',
-  registers: [registry],
-  aggregator: 'max',
-  async collect() {
-    const lag = await readLag();
-    if (lag) this.set(lag.seconds);
-  },
-});
+function lagGauge(name: string, help: string, figure: 'entries' | 'seconds'): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    aggregator: 'max',
+    async collect() {
+      const lag = await readLag();
+      if (lag) this.set(lag[figure]);
+    },
+  });
+}
+lagGauge('laurel_flusher_lag_entries', 'Change records not yet written to Postgres, over every tenant', 'entries');
+lagGauge('laurel_flusher_lag_seconds', 'Age of the oldest change record not yet written to Postgres', 'seconds');
 
 /** Report this flusher's lag on scrapes; returns the function that stops it. */
 export function reportFlusherLag(source: LagSource): () => void {

@@ -56,15 +56,28 @@ function aptInstall(pkg: string, log: Logger): void {
   run('apt-get', ['install', '-y', '-q', pkg]);
 }
 
-async function ensureRedis(config: Config, log: Logger): Promise<void> {
-  const u = new URL(config.redisUrl);
+/**
+ * Where a service's URL points; null when it answers there. One that does not
+ * answer at an explicit or remote URL is not ours to start: that throws.
+ */
+async function toStart(
+  name: string, url: string, defaultPort: number, explicit: boolean, orElse: string,
+): Promise<{ host: string; port: number; where: string } | null> {
+  const u = new URL(url);
   const host = u.hostname || '127.0.0.1';
-  const port = Number(u.port || 6379);
-  if (await reachable(host, port)) return;
+  const port = Number(u.port || defaultPort);
+  if (await reachable(host, port)) return null;
   const where = `${host}:${port}`;
-  if (config.redisUrlExplicit || !LOCAL.has(host)) {
-    throw new Error(`Redis is not reachable at ${where}: start it there or set REDIS_URL to a reachable Redis.`);
+  if (explicit || !LOCAL.has(host)) {
+    throw new Error(`${name} is not reachable at ${where}: start it there or ${orElse}.`);
   }
+  return { host, port, where };
+}
+
+async function ensureRedis(config: Config, log: Logger): Promise<void> {
+  const at = await toStart('Redis', config.redisUrl, 6379, config.redisUrlExplicit, 'set REDIS_URL to a reachable Redis');
+  if (!at) return;
+  const { host, port, where } = at;
   if (!has('redis-server')) {
     if (!isRoot()) throw new Error(`Redis is not reachable at ${where} and redis-server is not installed: install Redis 7 or set REDIS_URL.`);
     aptInstall('redis-server', log);
@@ -80,14 +93,9 @@ async function ensureRedis(config: Config, log: Logger): Promise<void> {
 }
 
 async function ensurePostgres(config: Config, log: Logger): Promise<void> {
-  const u = new URL(config.databaseUrl);
-  const host = u.hostname || '127.0.0.1';
-  const port = Number(u.port || 5432);
-  if (await reachable(host, port)) return;
-  const where = `${host}:${port}`;
-  if (config.databaseUrlExplicit || !LOCAL.has(host)) {
-    throw new Error(`Postgres is not reachable at ${where}: start it there or set DATABASE_URL to a reachable database.`);
-  }
+  const at = await toStart('Postgres', config.databaseUrl, 5432, config.databaseUrlExplicit, 'set DATABASE_URL to a reachable database');
+  if (!at) return;
+  const { host, port, where } = at;
   let installedNow = false;
   if (!existsSync('/usr/bin/pg_ctlcluster')) {
     if (!isRoot()) throw new Error(`Postgres is not reachable at ${where} and is not installed: install PostgreSQL 15 or set DATABASE_URL.`);

@@ -21,6 +21,7 @@ import { PERCENTILES_REFRESH_MS, refreshPercentiles } from '../store/wrapped-per
 import { ZONE_FIELD } from '../domain/user-hash';
 import { EventRecordUpkeep } from './event-record';
 import { finalizeLeagues } from './leagues';
+import { Poller } from '../poller';
 
 const BATCH = 500;
 /** Users a streak sweep visits per scheduler pass. */
@@ -49,9 +50,7 @@ type Job = { name: string; every?: number; soft?: string } & (
  */
 export class Scheduler {
   private readonly lease: Lease;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> = Promise.resolve();
-  private stopped = true;
+  private readonly poller: Poller<void>;
   /** Per tenant: the hour the current streak sweep started, and the last user id it visited (null: finished). */
   private readonly sweeps = new Map<string, { hour: number; after: string | null }>();
   /** Daily sums for the analytics, made here so a request seldom has to. */
@@ -70,29 +69,24 @@ export class Scheduler {
     this.lease = new Lease(ctx.redis, ctx.keys.schedulerLease, Math.max(5000, intervalMs * 5));
     this.rollups = new DailyRollups(ctx);
     this.eventRecord = new EventRecordUpkeep(ctx, this.rollups);
+    this.poller = new Poller({
+      everyMs: intervalMs,
+      round: async () => {
+        if (await this.tickOnce()) schedulerRuns.labels('ok').inc();
+      },
+      failed: (err) => {
+        schedulerRuns.labels('failed').inc();
+        this.ctx.log.warn('scheduler run failed', { err: err.message });
+      },
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    const tick = () => {
-      if (this.stopped) return;
-      this.running = this.tickOnce()
-        .then((ran) => ran && schedulerRuns.labels('ok').inc())
-        .catch((err) => {
-          schedulerRuns.labels('failed').inc();
-          this.ctx.log.warn('scheduler run failed', { err: (err as Error).message });
-        })
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
-        });
-    };
-    this.timer = setTimeout(tick, this.intervalMs);
+    this.poller.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.poller.stop();
     await this.lease.release();
   }
 

@@ -76,11 +76,15 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   }
   const metricSlot = new Map(metrics.map((m) => [m.id, m.slot]));
   const systemSlot = new Map(systems.map((x) => [x.id, x.slot]));
+  // A board's or a league's own fields and what it ranks by, with the slots the scripts read.
+  const ranked = (r: Row) => ({
+    id: r.id, slot: r.slot, key: r.key, name: r.name, description: r.description, status: r.status, rankBy: r.rank_by,
+    metricId: r.metric_id, metricSlot: r.metric_id ? (metricSlot.get(r.metric_id) ?? null) : null,
+    systemId: r.points_system_id, systemSlot: r.points_system_id ? (systemSlot.get(r.points_system_id) ?? null) : null,
+  });
   for (const b of boards) {
     const lb: LeaderboardConfig = {
-      id: b.id, slot: b.slot, key: b.key, name: b.name, description: b.description, status: b.status, rankBy: b.rank_by,
-      metricId: b.metric_id, metricSlot: b.metric_id ? (metricSlot.get(b.metric_id) ?? null) : null,
-      systemId: b.points_system_id, systemSlot: b.points_system_id ? (systemSlot.get(b.points_system_id) ?? null) : null,
+      ...ranked(b),
       maxParticipants: b.max_participants, start: b.start_s, end: b.end_s, startTime: b.start_time, endTime: b.end_time,
       breakdownIds: b.breakdown_attributes, breakdownKeys: (b.breakdown_attributes as string[]).map((id) => attrKey.get(id) ?? `\u0000deleted:${id}`),
       runUnit: b.run_unit, runInterval: b.run_interval,
@@ -90,9 +94,7 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   const leagues = await q<Row>('SELECT * FROM leagues WHERE tenant_id = $1 ORDER BY slot');
   for (const l of leagues) {
     const lg: LeagueConfig = {
-      id: l.id, slot: l.slot, key: l.key, name: l.name, description: l.description, status: l.status, rankBy: l.rank_by,
-      metricId: l.metric_id, metricSlot: l.metric_id ? (metricSlot.get(l.metric_id) ?? null) : null,
-      systemId: l.points_system_id, systemSlot: l.points_system_id ? (systemSlot.get(l.points_system_id) ?? null) : null,
+      ...ranked(l),
       cadence: l.cadence, weekStart: l.week_start, timeZone: l.time_zone, cohortSize: l.cohort_size, tiers: l.tiers,
       next: l.next_from_run === null ? null : { fromRun: l.next_from_run, cohortSize: l.next_cohort_size, tiers: l.next_tiers },
     };
@@ -133,6 +135,14 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   return entries;
 }
 
+/** One compiled item (JSON) into the config's two maps of it: by key, and by id or slot. */
+function index<T extends { key: string }, I>(json: string, byKey: Map<string, T>, byOther: Map<I, T>, other: (item: T) => I): T {
+  const item = JSON.parse(json) as T;
+  byKey.set(item.key, item);
+  byOther.set(other(item), item);
+  return item;
+}
+
 /** A compiled hash (with `ver`) back into the server's view. */
 export function parseTenant(h: Record<string, string>): TenantConfig {
   const cfg: TenantConfig = {
@@ -167,25 +177,15 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
   };
   for (const f in h) {
     if (f.startsWith('m:')) {
-      const m = JSON.parse(h[f]!) as MetricConfig;
-      cfg.metricsByKey.set(m.key, m);
-      cfg.metricsById.set(m.id, m);
+      index(h[f]!, cfg.metricsByKey, cfg.metricsById, (m) => m.id);
     } else if (f.startsWith('lb:')) {
-      const b = JSON.parse(h[f]!) as LeaderboardConfig;
-      cfg.boardsByKey.set(b.key, b);
-      cfg.boardsBySlot.set(b.slot, b);
+      index(h[f]!, cfg.boardsByKey, cfg.boardsBySlot, (b) => b.slot);
     } else if (f.startsWith('lg:')) {
-      const l = JSON.parse(h[f]!) as LeagueConfig;
-      cfg.leaguesByKey.set(l.key, l);
-      cfg.leaguesBySlot.set(l.slot, l);
+      index(h[f]!, cfg.leaguesByKey, cfg.leaguesBySlot, (l) => l.slot);
     } else if (f.startsWith('ach:')) {
-      const a = JSON.parse(h[f]!) as AchievementConfig;
-      cfg.achievementsByKey.set(a.key, a);
-      cfg.achievementsById.set(a.id, a);
+      index(h[f]!, cfg.achievementsByKey, cfg.achievementsById, (a) => a.id);
     } else if (f.startsWith('ps:')) {
-      const s = JSON.parse(h[f]!) as PointsSystemConfig;
-      cfg.systemsByKey.set(s.key, s);
-      cfg.systemsBySlot.set(s.slot, s);
+      const s = index(h[f]!, cfg.systemsByKey, cfg.systemsBySlot, (s) => s.slot);
       for (const t of s.triggers) cfg.triggersById.set(t.id, t);
       for (const b of s.boosts) {
         cfg.boostsById.set(b.id, b);

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Outcome } from '../domain/leagues';
+import type { LeagueOutcome } from '../wire/leagues';
 
 // Reads of the leagues' final results (league_results, written when a run is
 // finalized: scheduler/leagues.ts), for the application's reads.
@@ -12,13 +12,13 @@ export interface LeagueResult {
   tierKey: string;
   rank: number;
   value: number;
-  outcome: Outcome;
+  outcome: LeagueOutcome;
   newTierKey: string;
 }
 
 /** A user's results in a league, latest run first, at most `limit`. */
 export async function leagueHistory(db: Pool, tenantId: string, leagueId: string, userId: string, limit: number): Promise<LeagueResult[]> {
-  const { rows } = await db.query<{ run: number; cohort: string; tier_key: string; rank: number; value: string; outcome: Outcome; new_tier_key: string }>(
+  const { rows } = await db.query<{ run: number; cohort: string; tier_key: string; rank: number; value: string; outcome: LeagueOutcome; new_tier_key: string }>(
     `SELECT run, cohort, tier_key, rank, value, outcome, new_tier_key FROM league_results
      WHERE tenant_id = $1 AND league_id = $2 AND user_id = $3 ORDER BY run DESC LIMIT $4`,
     [tenantId, leagueId, userId, limit],

@@ -1,24 +1,17 @@
 import type { PoolClient } from 'pg';
-import type { Cadence, LeagueConfig, LeagueStatus, Tier } from '../domain/leagues';
+import type { LeagueConfig, Tier } from '../domain/leagues';
 
 // The leagues table (docs/leagues.md): the rows the Admin API reads and
 // writes, inside the caller's config transaction. Tiers are stored as JSON.
 
-export interface LeagueRow {
-  id: string;
-  slot: number;
-  key: string;
-  name: string;
-  description: string | null;
-  status: LeagueStatus;
-  rank_by: 'metric' | 'points';
+/** A row: the columns named as the config's fields have their types; the others, in the columns' spelling. */
+export interface LeagueRow extends Pick<LeagueConfig, 'id' | 'slot' | 'key' | 'name' | 'description' | 'status' | 'cadence' | 'tiers'> {
+  rank_by: LeagueConfig['rankBy'];
   metric_id: string | null;
   points_system_id: string | null;
-  cadence: Cadence;
   week_start: string;
   time_zone: string;
   cohort_size: number;
-  tiers: Tier[];
   next_cohort_size: number | null;
   next_tiers: Tier[] | null;
   next_from_run: number | null;

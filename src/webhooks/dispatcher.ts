@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../clock';
 import type { Logger } from '../observability/log';
+import { Poller } from '../poller';
 import { signatureHeaders } from './signing';
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'dead';
@@ -60,10 +61,7 @@ export class WebhookDispatcher {
   /** Deliveries in flight per endpoint: an endpoint is claimed for again once its round is over. */
   private readonly busy = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
-  private claiming: Promise<number> = Promise.resolve(0);
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = true;
-  private lastPrune = 0;
+  private readonly poller: Poller<number>;
   /** Aborts attempts in flight when the process stops. */
   private readonly shutdown = new AbortController();
 
@@ -72,25 +70,29 @@ export class WebhookDispatcher {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly opts: DispatcherOptions,
-  ) {}
+  ) {
+    this.poller = new Poller({
+      everyMs: opts.pollMs,
+      round: () => this.claim(),
+      prune: () => this.prune(),
+      failed: (err) => this.log.warn('webhook dispatch failed', { err: err.message }),
+    });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(this.opts.pollMs);
+    this.poller.start();
   }
 
   /** Stop polling; attempts in flight are cut short and left due again at once, not counted. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.claiming.catch(() => undefined);
+    await this.poller.stop();
     this.shutdown.abort();
     await this.settled();
   }
 
   /** Look for due deliveries now (new rows were just committed). */
   kick(): void {
-    if (!this.stopped) this.schedule(0);
+    this.poller.kick();
   }
 
   /** Send everything due now, round after round, and wait for the attempts to finish (tests call this). */
@@ -100,7 +102,7 @@ export class WebhookDispatcher {
       // Sends in flight while claiming keep their endpoints out of the claim,
       // even when they finish before it returns: look again after them.
       const before = this.inFlight.size;
-      const claimed = await this.claimAndSend();
+      const claimed = await this.poller.round();
       n += claimed;
       const busy = before > 0 || this.inFlight.size > 0;
       await this.settled();
@@ -108,30 +110,11 @@ export class WebhookDispatcher {
     }
   }
 
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.claimAndSend()
-        .then(() => this.prune())
-        .catch((err) => this.log.warn('webhook dispatch failed', { err: (err as Error).message }))
-        .finally(() => {
-          if (!this.stopped && !this.timer) this.schedule(this.opts.pollMs);
-        });
-    }, ms);
-  }
-
   private async settled(): Promise<void> {
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Claim due deliveries of idle endpoints and start sending them; one claim at a time per process. */
-  private claimAndSend(): Promise<number> {
-    const run = this.claiming.catch(() => 0).then(() => this.claim());
-    this.claiming = run;
-    return run;
-  }
-
+  /** Claim due deliveries of idle endpoints and start sending them (one claim at a time per process: the poller's). */
   private async claim(): Promise<number> {
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return 0;
@@ -230,10 +213,8 @@ export class WebhookDispatcher {
     this.onDelivery?.(outcome);
   }
 
-  /** Delete delivered rows past retention (at most every ten minutes, a bounded number at a time). */
+  /** Delete delivered rows past retention (a bounded number at a time). */
   private async prune(): Promise<void> {
-    if (Date.now() - this.lastPrune < 600_000) return;
-    this.lastPrune = Date.now();
     await this.db.query(
       `DELETE FROM webhook_deliveries WHERE id IN (
          SELECT id FROM webhook_deliveries WHERE status = 'delivered' AND delivered_at < $1 LIMIT 10000)`,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 import { DEFAULT_REDIS_URL, loadConfig } from '../../src/config';
+import { createPool } from '../../src/store/db';
 import { createLogger } from '../../src/observability/log';
 import { ManualClock } from '../../src/clock';
 import { startApp, App, AppRoles } from '../../src/app';
@@ -41,8 +42,8 @@ export interface TestServer {
   call<T = any>(method: string, path: string, opts?: CallOptions): Promise<Res<T>>;
   /** Create metrics (default tenant unless given); returns them by key. */
   metrics(keys: string[], tenant?: string): Promise<Record<string, { id: string; key: string }>>;
-  /** Create attributes (name = key). */
-  attributes(items: { key: string; type: 'user' | 'event' }[], tenant?: string): Promise<void>;
+  /** Create attributes (name = key); the created ones by key. */
+  attributes(items: { key: string; type: 'user' | 'event' }[], tenant?: string): Promise<Record<string, { id: string; key: string }>>;
   event(metric: string, body: unknown, opts?: CallOptions): Promise<Res>;
   /** Flush every server of this deployment (any of their flushers may hold an entry). */
   drain(): Promise<void>;
@@ -134,6 +135,7 @@ export async function startServer(t: Teardown, env: Record<string, string> = {},
     async attributes(items, tenant) {
       const r = await call('POST', '/admin/v1/attributes', { body: items.map((a) => ({ ...a, name: a.key })), tenant });
       if (r.status !== 201 || r.body.issues.length) throw new Error(`attribute setup failed: ${JSON.stringify(r.body)}`);
+      return Object.fromEntries(r.body.created.map((a: { id: string; key: string }) => [a.key, a]));
     },
     event(metric, body, opts = {}) {
       return call('POST', `/v1/metrics/${metric}/event`, { ...opts, body });
@@ -156,6 +158,17 @@ export async function startServer(t: Teardown, env: Record<string, string> = {},
       return JSON.stringify([streams, counts.rows[0]]);
     },
   };
+}
+
+/** A pool on a schema of its own (`<prefix>_<random>`), dropped when the test ends. */
+export function schemaPool(t: Teardown, prefix: string, url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel'): { schema: string; db: Pool } {
+  const schema = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const db = createPool(url, schema);
+  t.teardown(async () => {
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.end();
+  });
+  return { schema, db };
 }
 
 async function dropSchema(url: string, schema: string): Promise<void> {
