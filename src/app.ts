@@ -228,6 +228,14 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...streakRoutes(ctx),
         ...leaderboardRoutes(ctx),
         ...liveRoutes(ctx, tokens!),
+        ...tenantRoutes(ctx),
+        ...metricRoutes(ctx),
+        ...attributeRoutes(ctx),
+        ...pointsRoutes(ctx),
+        ...achievementRoutes(ctx),
+        ...leaderboardAdminRoutes(ctx),
+        ...leagueAdminRoutes(ctx),
+        ...webhookRoutes(ctx),
         openApiRoute((): DescribedDef[] => [...declared, liveDescription]),
       ]
     : [];
@@ -235,18 +243,10 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   const routes: Route[] = roles.http
     ? audited(ctx, [
         ...declared.map((d) => toRoute(ctx, d)),
-        ...tenantRoutes(ctx),
-        ...metricRoutes(ctx),
-        ...attributeRoutes(ctx),
         ...apiKeyRoutes(ctx),
-        ...pointsRoutes(ctx),
-        ...achievementRoutes(ctx),
         ...streakAdminRoutes(ctx),
         ...retentionAdminRoutes(ctx),
-        ...leaderboardAdminRoutes(ctx),
-        ...leagueAdminRoutes(ctx),
         ...leagueRoutes(ctx),
-        ...webhookRoutes(ctx),
         ...configRoutes(ctx),
         ...deadLetterRoutes(ctx, flusher, deadLetters),
         ...batchEventRoutes(ctx, batches),

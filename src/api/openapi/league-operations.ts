@@ -1,7 +1,5 @@
 import typia from 'typia';
-import type { Batch, Created, Updated } from '../../wire/admin';
-import type { AdminLeague, CreateLeague, LeagueCohort, LeagueHistoryEntry, LeagueHistoryQuery, PatchLeague, UserLeague } from '../../wire/leagues';
-import { collection } from './admin-operations';
+import type { LeagueCohort, LeagueHistoryEntry, LeagueHistoryQuery, UserLeague } from '../../wire/leagues';
 import type { Operation } from './document';
 
 const app = 'application' as const;
@@ -9,12 +7,6 @@ const about = 'A Laurel extension (not in Trophy): see docs/leagues.md.';
 
 /** Leagues: small cohort boards with tiers, promotion and relegation. */
 export const leagueOperations: Operation[] = [
-  ...collection({
-    path: '/admin/v1/leagues', name: 'leagues', one: 'league', many: 'leagues', tag: 'Admin: leagues',
-    item: typia.json.schema<AdminLeague>(), items: typia.json.schema<AdminLeague[]>(),
-    create: typia.json.schema<Batch<CreateLeague>>(), created: typia.json.schema<Created<AdminLeague>>(),
-    update: typia.json.schema<Batch<PatchLeague>>(), updated: typia.json.schema<Updated<AdminLeague>>(),
-  }).map((op) => ({ ...op, description: op.method === 'patch' ? `${about} Tiers and cohort size apply from the next run on.` : about })),
   {
     method: 'get', path: '/v1/users/:id/leagues/:key', operationId: 'users_league', tag: 'Leagues', auth: app,
     summary: "A user's tier, cohort and zone in a league's current run", description: about,

@@ -3,7 +3,8 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../../../context';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
-import { getRow, Resource, Scope } from '../resource';
+import { getRow, type Scope } from '../../../store/config-rows';
+import type { Resource } from '../resource';
 import type { CreateMetric, UnitType, UpdateMetric } from '../../../wire/admin';
 
 // Metric writes, shared by the Admin API and the configuration document.
