@@ -34,11 +34,12 @@ type In<Q = undefined, B = undefined> = Input<string, Q, B>;
 /** A collection: its path, description and types, and what each of its five routes does. */
 export interface Collection<Item, C, U, CreatedItem> extends CollectionDoc, CollectionTypes<Item, C, U, CreatedItem> {
   path: string;
-  onList(input: In<ListQuery>, page: { limit: number; skip: number }): Promise<Item[]>;
+  // What they answer is of the types the schemas name (NoInfer: the schemas decide, the handlers are checked).
+  onList(input: In<ListQuery>, page: { limit: number; skip: number }): Promise<NoInfer<Item>[]>;
   /** The item, or a 404. */
-  onGet(input: In, id: string): Promise<Item>;
-  onCreate(input: In<undefined, ParsedBatch<C>>): Promise<Created<CreatedItem>>;
-  onUpdate(input: In<undefined, ParsedBatch<U>>): Promise<Updated<Item>>;
+  onGet(input: In, id: string): Promise<NoInfer<Item>>;
+  onCreate(input: In<undefined, ParsedBatch<C>>): Promise<Created<NoInfer<CreatedItem>>>;
+  onUpdate(input: In<undefined, ParsedBatch<U>>): Promise<Updated<NoInfer<Item>>>;
   onDelete(input: In, ids: string[]): Promise<Deleted>;
 }
 

@@ -35,18 +35,20 @@ function writeTx<T>(ctx: Ctx, spec: Resource<unknown>, tenant: Tenant, fn: (c: P
   return spec.plain ? tx(ctx.db, fn) : configTx(ctx, tenant, fn);
 }
 
+/** The path parameter naming a nested collection's owner (`systemId`). */
+const ownerParam = (spec: Resource<unknown>) => spec.path.split('/').find((s) => s.startsWith(':'))?.slice(1);
+
 /** The tenant's rows and, for nested collections, the owner named in the path (404 when not the tenant's). */
-export async function scopeIn(ctx: Ctx, spec: Resource<unknown>, tenant: Tenant, params: Readonly<Record<string, string>>): Promise<Scope> {
+async function scopeIn(ctx: Ctx, spec: Resource<unknown>, tenant: Tenant, params: object): Promise<Scope> {
   if (!spec.parent) return { tenant, parentId: null };
-  const owner = spec.path.split('/').find((s) => s.startsWith(':'))!.slice(1);
-  const parentId = uuidParam(params[owner]!, spec.parent.column);
+  const parentId = uuidParam((params as Record<string, string>)[ownerParam(spec)!]!, spec.parent.column);
   if (!(await ownerExists(ctx.db, spec.parent, tenant.id, parentId))) throw notFound(`${spec.parent.noun} not found`);
   return { tenant, parentId };
 }
 
 /** Authenticate as admin, resolve the tenant and the scope (for routes not yet declared once). */
 export async function scopeOf(ctx: Ctx, spec: Resource<unknown>, req: Request): Promise<Scope> {
-  const owner = spec.path.split('/').find((s) => s.startsWith(':'))?.slice(1);
+  const owner = ownerParam(spec);
   return scopeIn(ctx, spec, await identifyAdmin(ctx, req), owner ? { [owner]: req.params[0]! } : {});
 }
 
@@ -129,7 +131,7 @@ export interface ResourceCollection<Row, Item, C, U, CreatedRow, CreatedItem> ex
   insert(c: PoolClient, s: Scope, item: C): Promise<CreatedRow | string>;
   change(c: PoolClient, s: Scope, item: U): Promise<Row | string>;
   /** How a created row is answered (default: as any row). */
-  createdJson?: (r: CreatedRow) => CreatedItem;
+  createdJson?: (r: CreatedRow) => NoInfer<CreatedItem>;
   /** Rows as read, before they are answered (leagues: their cohorts, counted in Redis). */
   read?: (s: Scope, rows: Row[]) => Promise<Row[]>;
 }
@@ -145,7 +147,7 @@ export function resourceRoutes<Row, Item, C extends object, U extends { id: stri
   const json = spec.json as (r: Row) => Item;
   const createdJson = c.createdJson ?? (json as unknown as (r: CreatedRow) => CreatedItem);
   const read = async (s: Scope, rows: Row[]) => (c.read ? await c.read(s, rows) : rows).map(json);
-  const scope = (i: { tenant: Tenant; params: object }) => scopeIn(ctx, any, i.tenant, i.params as Record<string, string>);
+  const scope = (i: { tenant: Tenant; params: object }) => scopeIn(ctx, any, i.tenant, i.params);
   return collectionRoutes({
     ...c,
     path: spec.path,
@@ -171,7 +173,7 @@ export function resourceRoutes<Row, Item, C extends object, U extends { id: stri
 
 /** A row of a collection's resource, by the id in the path (404 when the scope has none). */
 export async function rowOf<Row>(ctx: Ctx, spec: Resource<Row>, tenant: Tenant, params: object, id: string): Promise<{ s: Scope; row: Row }> {
-  const s = await scopeIn(ctx, spec as Resource<unknown>, tenant, params as Record<string, string>);
+  const s = await scopeIn(ctx, spec as Resource<unknown>, tenant, params);
   const row = await getRow(ctx.db, spec, s, id);
   if (!row) throw notFound(`${spec.noun} not found`);
   return { s, row };
