@@ -54,5 +54,5 @@ export function pointsRoutes(ctx: Ctx) {
       insert: (c, s, item) => insertBoost(ctx, c, s, item),
       change: (c, s, item) => updateBoost(ctx, c, s, item),
     }),
-  ];
+  ] as const;
 }

@@ -97,5 +97,5 @@ export function webhookRoutes(ctx: Ctx) {
         return ok(deliveryJson(delivery));
       },
     }),
-  ];
+  ] as const;
 }
