@@ -4,7 +4,7 @@ import type { Ctx } from '../src/context';
 import { Router } from '../src/http/router';
 import { openApiMethod } from '../src/api/openapi/document';
 import type { BodyOf, DescribedDef, QueryOf, SuccessOf } from '../src/api/define';
-import type { ParsedBatch } from '../src/api/admin/batch';
+import type { ParsedBatch } from '../src/api/admin/collection';
 import type { ListQuery } from '../src/wire/admin';
 import { metricRoutes } from '../src/api/admin/metrics';
 import { attributeRoutes } from '../src/api/admin/attributes';

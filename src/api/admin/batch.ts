@@ -1,8 +1,7 @@
-import typia, { type IValidation } from 'typia';
+import type { IValidation } from 'typia';
 import { invalid } from '../../errors';
 import { describe, intParam } from '../../http/body';
-import type { AdminIssue, Batch, ListQuery } from '../../wire/admin';
-import { io, type Io, type Schema } from '../define';
+import type { AdminIssue } from '../../wire/admin';
 
 export type { AdminIssue };
 
@@ -26,30 +25,8 @@ export function parseBatch<T>(body: unknown, validate: (x: unknown) => IValidati
   return { items, issues };
 }
 
-/** A batch body as a handler receives it: the items that passed validation (with their index), and issues for the others. */
-export interface ParsedBatch<T> {
-  items: { index: number; item: T }[];
-  issues: AdminIssue[];
-}
-
-/**
- * A batch body in a route definition: described as `Batch<T>`, validated item
- * by item (an invalid item is an issue, not a 422). A body that is no batch at
- * all is refused by parseBatch (422, with its own message).
- */
-export const batchIo = <T>(validate: (x: unknown) => IValidation<T>, schema: Schema<Batch<NoInfer<T>>>): Io<ParsedBatch<T>> => ({
-  validate: (body) => ({ success: true, data: parseBatch(body, validate) }),
-  schema: schema as Schema<unknown> as Schema<ParsedBatch<T>>,
-});
-
 export const issueAt = (index: number, message: string): AdminIssue => ({ index, severity: 'error', message });
 export const issueFor = (id: string, message: string): AdminIssue => ({ id, severity: 'error', message });
-
-/** The query of a list request (`limit`, `skip`). */
-export const listQuery = io(typia.http.createValidateQuery<ListQuery>(), typia.json.schema<ListQuery>());
-
-/** A list request's page, with ListQuery's defaults. */
-export const pageOf = (q: ListQuery) => ({ limit: q.limit ?? 10, skip: q.skip ?? 0 });
 
 /** `limit` (1–100, default 10) and `skip` (default 0) of a list request. */
 export function page(q: URLSearchParams): { limit: number; skip: number } {

@@ -1,8 +1,30 @@
-import typia from 'typia';
+import typia, { type IValidation } from 'typia';
 import { idsParam, uuidParam } from '../../http/body';
-import type { Created, Deleted, IdsQuery, ListQuery, Updated } from '../../wire/admin';
-import { answer, ok, route, type Input, type Io, type Schema } from '../define';
-import { listQuery, pageOf, type ParsedBatch } from './batch';
+import type { AdminIssue, Batch, Created, Deleted, IdsQuery, ListQuery, Updated } from '../../wire/admin';
+import { answer, io, ok, route, type Input, type Io, type Schema } from '../define';
+import { parseBatch } from './batch';
+
+/** The query of a list request (`limit`, `skip`). */
+export const listQuery = io(typia.http.createValidateQuery<ListQuery>(), typia.json.schema<ListQuery>());
+
+/** A list request's page, with ListQuery's defaults. */
+export const pageOf = (q: ListQuery) => ({ limit: q.limit ?? 10, skip: q.skip ?? 0 });
+
+/** A batch body as a handler receives it: the items that passed validation (with their index), and issues for the others. */
+export interface ParsedBatch<T> {
+  items: { index: number; item: T }[];
+  issues: AdminIssue[];
+}
+
+/**
+ * A batch body in a route definition: described as `Batch<T>`, validated item
+ * by item (an invalid item is an issue, not a 422). A body that is no batch at
+ * all is refused by parseBatch (422, with its own message).
+ */
+export const batchIo = <T>(validate: (x: unknown) => IValidation<T>, schema: Schema<Batch<NoInfer<T>>>): Io<ParsedBatch<T>> => ({
+  validate: (body) => ({ success: true, data: parseBatch(body, validate) }),
+  schema: schema as Schema<unknown> as Schema<ParsedBatch<T>>,
+});
 
 export type CollectionOp = 'list' | 'get' | 'create' | 'update' | 'delete';
 
@@ -72,9 +94,9 @@ export function collectionRoutes<Item, C, U, CreatedItem>(c: Collection<Item, C,
     route({
       ...head('get', `Get a ${c.one}`),
       method: 'get',
-      path: `${c.path}/:id`,
+      path: `${c.path}/:id` as `${string}/:id`,
       responses: { 200: { description: `The ${c.one}`, schema: c.item } },
-      handler: async (i) => ok(await c.onGet(i, uuidParam((i.params as Record<string, string>).id!))),
+      handler: async (i) => ok(await c.onGet(i, uuidParam(i.params.id))),
     }),
     route({
       ...head('create', `Create ${c.many}`),

@@ -3,14 +3,15 @@ import { idsParam, uuidParam } from '../../http/body';
 import { notFound } from '../../errors';
 import { reply, Request, Route } from '../../http/server';
 import type { Tenant } from '../../store/tenants';
-import { AdminIssue, issueAt, issueFor, page, type ParsedBatch } from './batch';
+import { AdminIssue, issueAt, issueFor, page } from './batch';
 import { configTx } from '../../store/config-tx';
 import { tx, type PoolClient } from '../../store/db';
-import { ConfigTable, deleteRows, getRow, inSavepoint, listRows, ownerExists, type Scope } from '../../store/config-rows';
+import { attributeFilterProblem, ConfigTable, deleteRows, getRow, inSavepoint, listRows, ownerExists, type Scope } from '../../store/config-rows';
 import type { Deleted } from '../../wire/admin';
-import { collectionRoutes, type CollectionDoc, type CollectionTypes } from './collection';
+import { collectionRoutes, type CollectionDoc, type CollectionTypes, type ParsedBatch } from './collection';
 
-export type { Scope };
+// The writes (writes/*) and the configuration document (config/*) name these with Resource.
+export { attributeFilterProblem, getRow, type Scope };
 
 /** A tenant-scoped config table exposed as an Admin API collection. */
 export interface Resource<Row> extends ConfigTable<Row> {

@@ -3,8 +3,7 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../../../context';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
-import { attributeFilterProblem, getRow, type Scope } from '../../../store/config-rows';
-import type { Resource } from '../resource';
+import { attributeFilterProblem, getRow, Resource, Scope } from '../resource';
 import type { AchievementTrigger as Trigger, AttributeFilter, CreateAchievement, PatchAchievement } from '../../../wire/admin';
 
 export interface AchievementRow {

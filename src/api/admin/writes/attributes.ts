@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Ctx } from '../../../context';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
-import type { Scope } from '../../../store/config-rows';
-import type { Resource } from '../resource';
+import type { Resource, Scope } from '../resource';
 import type { CreateAttribute, UpdateAttribute } from '../../../wire/admin';
 
 // Attribute writes, shared by the Admin API and the configuration document. `key` and `type` are fixed once created.

@@ -5,8 +5,7 @@ import { dayNumber, utcDate } from '../../../domain/time';
 import { BoardStatus, RankBy, RunUnit, statusAt } from '../../../domain/leaderboards';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
-import { getRow, type Scope } from '../../../store/config-rows';
-import type { Resource } from '../resource';
+import { getRow, Resource, Scope } from '../resource';
 import type { CreateBoard, PatchBoard } from '../../../wire/admin';
 
 export interface BoardRow {

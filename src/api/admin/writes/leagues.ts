@@ -9,8 +9,7 @@ import { countMetrics } from '../../../store/metrics';
 import {
   insertLeague, LEAGUE_COLS, leagueKeyTaken, LeagueRow, pointsSystemExists, updateLeagueRow,
 } from '../../../store/leagues';
-import { getRow, type Scope } from '../../../store/config-rows';
-import type { Resource } from '../resource';
+import { getRow, Resource, Scope } from '../resource';
 import { retentionSettingsOf } from './retention';
 import type { CreateLeague, PatchLeague } from '../../../wire/leagues';
 

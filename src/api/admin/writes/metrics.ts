@@ -3,8 +3,7 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../../../context';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
-import { getRow, type Scope } from '../../../store/config-rows';
-import type { Resource } from '../resource';
+import { getRow, Resource, Scope } from '../resource';
 import type { CreateMetric, UnitType, UpdateMetric } from '../../../wire/admin';
 
 // Metric writes, shared by the Admin API and the configuration document.

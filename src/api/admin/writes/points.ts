@@ -5,8 +5,7 @@ import { dayNumber, utcDate } from '../../../domain/time';
 import { boostStatusOn } from '../../../domain/points';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
-import { attributeFilterProblem, getRow, type Scope } from '../../../store/config-rows';
-import type { Resource } from '../resource';
+import { attributeFilterProblem, getRow, Resource, Scope } from '../resource';
 import type {
   AttributeFilter, CreateBoost, CreateLevel, CreateSystem, CreateTrigger, PatchBoost, PatchLevel, PatchSystem, PatchTrigger, Rounding, TriggerType,
 } from '../../../wire/admin';

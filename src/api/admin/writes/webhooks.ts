@@ -4,8 +4,7 @@ import type { Ctx } from '../../../context';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../../../webhooks/events';
 import { newSecret } from '../../../webhooks/signing';
 import type { AdminWebhook, PatchWebhook, WebhookFields, WebhookStatus } from '../../../wire/admin';
-import { getRow, type Scope } from '../../../store/config-rows';
-import type { Resource } from '../resource';
+import { getRow, Resource, Scope } from '../resource';
 
 // Webhook endpoint writes, shared by the Admin API and the configuration document.
 
