@@ -130,6 +130,6 @@ export function collectionRoutes<Item, C, U, CreatedItem>(c: Collection<Item, C,
       responses: { 200: { description: 'What was deleted, and ids not found', schema: deleted } },
       handler: async (i) => ok(await c.onDelete(i, idsParam(i.req.query))),
     }),
-    // A tuple: list, get, create, update, delete (test/client-routes.test.ts checks the client against each).
+    // A tuple: list, get, create, update, delete (test/client-admin-collections.test.ts checks the client against each).
   ] as const;
 }
