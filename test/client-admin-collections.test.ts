@@ -1,7 +1,6 @@
 import t from 'tap';
-import { AdminCollection, Laurel } from '../src/client';
+import type { AdminCollection, Laurel } from '../src/client';
 import type { Ctx } from '../src/context';
-import { Router } from '../src/http/router';
 import { openApiMethod } from '../src/api/openapi/document';
 import type { BodyOf, DescribedDef, QueryOf, SuccessOf } from '../src/api/define';
 import type { ParsedBatch } from '../src/api/admin/collection';
@@ -13,6 +12,7 @@ import { achievementRoutes } from '../src/api/admin/achievements';
 import { leaderboardAdminRoutes } from '../src/api/admin/leaderboards';
 import { tenantRoutes } from '../src/api/admin/tenants';
 import { webhookRoutes } from '../src/api/admin/webhooks';
+import { clientOver, holds, type Equal } from './helpers/client-calls';
 
 // The typed client's Admin API collections (`laurel/client`) against their
 // declared routes (api/admin/collection.ts): the types, checked by the
@@ -20,7 +20,6 @@ import { webhookRoutes } from '../src/api/admin/webhooks';
 
 // ---- types: a client collection that drifts from its routes fails the build ----
 
-type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
 type All<T extends boolean[]> = T extends true[] ? true : false;
 /** A collection's five definitions, in collectionRoutes' order. */
 type Five = readonly [unknown, unknown, unknown, unknown, unknown];
@@ -33,7 +32,6 @@ type Matches<C, D extends Five> = C extends AdminCollection<infer Item, infer Cr
     Equal<Awaited<ReturnType<C['delete']>>, SuccessOf<D[4]>>,
   ]>
   : false;
-const holds = <T extends true>() => undefined as unknown as T;
 
 type Admin = Laurel['admin'];
 type Points = ReturnType<typeof pointsRoutes>;
@@ -61,19 +59,7 @@ t.test("each method of the client's Admin API collections calls its declared rou
     ...metricRoutes(ctx), ...attributeRoutes(ctx), ...pointsRoutes(ctx), ...achievementRoutes(ctx), ...leaderboardAdminRoutes(ctx),
     ...tenantRoutes(ctx), ...webhookRoutes(ctx),
   ];
-  const router = new Router<DescribedDef>();
-  for (const d of declared) router.add(openApiMethod(d.method).toUpperCase(), d.path, d);
-  let last = '';
-  const laurel = new Laurel({
-    apiKey: 'k',
-    baseUrl: 'http://laurel.test',
-    fetch: (async (url: string, init: RequestInit) => {
-      const path = new URL(url).pathname;
-      const d = router.find(init.method!, path)?.value;
-      last = d ? `${openApiMethod(d.method)} ${d.path}` : `unmatched ${init.method} ${path}`;
-      return new Response('{}', { status: 200 });
-    }) as typeof fetch,
-  });
+  const { laurel, last } = clientOver(declared);
   const id = '00000000-0000-0000-0000-000000000001';
   const a = laurel.admin;
   const collections: [string, AdminCollection<unknown, never, never, unknown>][] = [
@@ -90,7 +76,7 @@ t.test("each method of the client's Admin API collections calls its declared rou
     ];
     for (const [route, call] of calls) {
       await call();
-      t.equal(last, route, route);
+      t.equal(last(), route, route);
       called.add(route);
     }
   }
@@ -102,7 +88,7 @@ t.test("each method of the client's Admin API collections calls its declared rou
   ];
   for (const [route, call] of webhooks) {
     await call();
-    t.equal(last, route, route);
+    t.equal(last(), route, route);
     called.add(route);
   }
   const without = declared.map((d) => `${openApiMethod(d.method)} ${d.path}`).filter((r) => !called.has(r));
