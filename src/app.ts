@@ -243,13 +243,6 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...leagueRoutes(ctx),
         ...messageRoutes(ctx, links),
         ...unsubscribeRoutes(ctx, links),
-        openApiRoute((): DescribedDef[] => [...declared, liveDescription]),
-      ]
-    : [];
-  // Every Admin API write is recorded in the audit log (api/audited.ts).
-  const routes: Route[] = roles.http
-    ? audited(ctx, [
-        ...declared.map((d) => servedRoute(ctx, d)),
         ...tenantRoutes(ctx),
         ...metricRoutes(ctx),
         ...attributeRoutes(ctx),
@@ -258,6 +251,13 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
         ...leaderboardAdminRoutes(ctx),
         ...leagueAdminRoutes(ctx),
         ...webhookRoutes(ctx),
+        openApiRoute((): DescribedDef[] => [...declared, liveDescription]),
+      ]
+    : [];
+  // Every Admin API write is recorded in the audit log (api/audited.ts).
+  const routes: Route[] = roles.http
+    ? audited(ctx, [
+        ...declared.map((d) => servedRoute(ctx, d)),
         ...consoleRoutes(),
       ])
     : [];

@@ -5,11 +5,10 @@ import type { Config } from './config';
 import type { Logger } from './observability/log';
 import type { Keys } from './redis/keys';
 import type { Engine } from './engine';
-import { Authenticator, requireAdmin } from './auth/auth';
+import type { Authenticator } from './auth/auth';
 import type { Tenant, Tenants } from './store/tenants';
 import type { TenantConfigs } from './store/tenant-config';
 import type { TtlCache } from './domain/ttl-cache';
-import type { Request } from './http/server';
 import type { SecretBox } from './domain/secret-box';
 import type { AuditLog } from './store/audit';
 
@@ -48,10 +47,4 @@ export interface FlushThrough {
   through(tenant: Tenant, userId: string, id: string): Promise<void>;
   /** Every record acknowledged so far (reads over many users). */
   all(tenant: Tenant): Promise<void>;
-}
-
-export async function identifyAdmin(ctx: Ctx, req: Request): Promise<Tenant> {
-  const principal = await ctx.auth.authenticate(req.apiKey);
-  requireAdmin(principal);
-  return ctx.tenants.resolve(principal, req.tenantId);
 }

@@ -1,8 +1,7 @@
 import t from 'tap';
-import { Laurel } from '../src/client';
+import type { Laurel } from '../src/client';
 import type { Ctx } from '../src/context';
 import type { Config } from '../src/config';
-import { Router } from '../src/http/router';
 import { openApiMethod } from '../src/api/openapi/document';
 import type { BodyOf, DescribedDef, QueryOf, SuccessOf } from '../src/api/define';
 import { eventRoutes } from '../src/api/app/events';
@@ -16,6 +15,7 @@ import { leaderboardRoutes } from '../src/api/app/leaderboards';
 import { liveRoutes } from '../src/api/app/live';
 import { healthRoutes } from '../src/api/health';
 import { prometheusRoutes } from '../src/api/prometheus';
+import { clientOver, holds, type Equal } from './helpers/client-calls';
 
 // The typed client (`laurel/client`) against the declared routes: each of its
 // methods for a declared route calls that route's method and path, and (checked
@@ -31,13 +31,11 @@ type Declared =
   | ReturnType<typeof healthRoutes>[number];
 type Def<M extends string, P extends string> = Extract<Declared, { method: M; path: P }>;
 
-type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
 type Fn = (...args: any[]) => Promise<unknown>;
 /** The client method answers what the route declares. */
 type Answers<F extends Fn, M extends string, P extends string> = Equal<Awaited<ReturnType<F>>, SuccessOf<Def<M, P>>>;
 /** Parameter `i` of the client method is the route's query (or body) type. */
 type Takes<F extends Fn, I extends number, T> = Equal<NonNullable<Parameters<F>[I]>, T>;
-const holds = <T extends true>() => undefined as unknown as T;
 
 type App = Laurel;
 type U = App['users'];
@@ -102,19 +100,7 @@ function declared(): DescribedDef[] {
 }
 
 t.test('each client method of the Application API calls the route its types are checked against', async (t) => {
-  const router = new Router<DescribedDef>();
-  for (const d of declared()) router.add(openApiMethod(d.method).toUpperCase(), d.path, d);
-  let last = '';
-  const laurel = new Laurel({
-    apiKey: 'k',
-    baseUrl: 'http://laurel.test',
-    fetch: (async (url: string, init: RequestInit) => {
-      const path = new URL(url).pathname;
-      const d = router.find(init.method!, path)?.value;
-      last = d ? `${openApiMethod(d.method)} ${d.path}` : `unmatched ${init.method} ${path}`;
-      return new Response('{}', { status: 200 });
-    }) as typeof fetch,
-  });
+  const { laurel, last } = clientOver(declared());
   const calls: [string, () => Promise<unknown>][] = [
     ['post /v1/metrics/:key/event', () => laurel.events.send('m', { user: { id: 'u' }, value: 1 })],
     ['post /v1/users', () => laurel.users.create({ id: 'u' })],
@@ -149,7 +135,7 @@ t.test('each client method of the Application API calls the route its types are 
   ];
   for (const [route, call] of calls) {
     await call();
-    t.equal(last, route, route);
+    t.equal(last(), route, route);
   }
   // Every declared Application API route has a client method (service routes but /healthz are not the client's).
   const called = new Set(calls.map(([r]) => r));

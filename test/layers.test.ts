@@ -93,21 +93,8 @@ function storeAccess(file: string): string[] {
   return [...SQL, ...RAW_REDIS].filter((r) => r.re.test(text)).map((r) => `src/${rel(file)}.ts ${r.what}: move it into a store/ or engine/ module`);
 }
 
-/**
- * Still to move: the generic reads, deletes and savepoints of the resource
- * routes, whose SQL is built from the resource specs (table and column lists).
- * A file leaves this list once it is clean (the test below insists).
- */
-const PENDING = new Set([
-  'api/admin/resource',
-]);
-
 t.test('api/ holds no SQL and no raw Redis calls', async (t) => {
-  const inApi = all.filter((f) => under(rel(f), 'api'));
-  t.same(inApi.filter((f) => !PENDING.has(rel(f))).flatMap(storeAccess), []);
-  t.same([...PENDING].filter((p) => handlers.has(p)), [], 'no handler file is left pending');
-  const clean = [...PENDING].filter((p) => !inApi.some((f) => rel(f) === p && storeAccess(f).length > 0));
-  t.same(clean, [], 'a pending file that is clean (or gone) leaves PENDING');
+  t.same(all.filter((f) => under(rel(f), 'api')).flatMap(storeAccess), []);
 });
 
 t.test('the rules see imports (a sanity check of the parser)', async (t) => {

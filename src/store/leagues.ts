@@ -58,15 +58,7 @@ export async function updateLeagueRow(c: PoolClient, tenantId: string, id: strin
 /** The tables holding a league's runs and results (migrations/028-leagues.sql), by league_id. */
 const LEAGUE_HISTORY_TABLES = ['league_entries', 'league_runs', 'league_results', 'league_tiers'] as const;
 
-/** Delete leagues and every row their runs left; the leagues deleted, with their slots (for their Redis keys). */
-export async function deleteLeagues(c: PoolClient, tenantId: string, ids: readonly string[]): Promise<{ id: string; slot: number }[]> {
-  const { rows } = await c.query<{ id: string; slot: number }>(
-    'DELETE FROM leagues WHERE tenant_id = $1 AND id = ANY($2::uuid[]) RETURNING id, slot',
-    [tenantId, ids],
-  );
-  if (rows.length) {
-    const gone = rows.map((r) => r.id);
-    for (const table of LEAGUE_HISTORY_TABLES) await c.query(`DELETE FROM ${table} WHERE tenant_id = $1 AND league_id = ANY($2::uuid[])`, [tenantId, gone]);
-  }
-  return rows;
+/** Delete every row the runs of deleted leagues left. */
+export async function deleteLeagueHistory(c: PoolClient, tenantId: string, leagueIds: readonly string[]): Promise<void> {
+  for (const table of LEAGUE_HISTORY_TABLES) await c.query(`DELETE FROM ${table} WHERE tenant_id = $1 AND league_id = ANY($2::uuid[])`, [tenantId, leagueIds]);
 }

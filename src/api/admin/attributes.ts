@@ -1,15 +1,18 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
-import type { Route } from '../../http/server';
-import { batchRoute, readDeleteRoutes } from './resource';
+import { resourceRoutes } from './resource';
+import { batchIo } from './collection';
 import { ATTRIBUTES, createAttribute, updateAttribute } from './writes/attributes';
-import type { CreateAttribute, UpdateAttribute } from '../../wire/admin';
+import type { AdminAttribute, Batch, CreateAttribute, Created, Updated, UpdateAttribute } from '../../wire/admin';
 
 /** User and event attributes; `key` and `type` are fixed once created. */
-export function attributeRoutes(ctx: Ctx): Route[] {
-  return [
-    ...readDeleteRoutes(ctx, ATTRIBUTES),
-    batchRoute(ctx, ATTRIBUTES, 'post', typia.createValidate<CreateAttribute>(), (c, s, item) => createAttribute(ctx, c, s, item)),
-    batchRoute(ctx, ATTRIBUTES, 'patch', typia.createValidate<UpdateAttribute>(), (c, s, item) => updateAttribute(ctx, c, s, item)),
-  ];
+export function attributeRoutes(ctx: Ctx) {
+  return resourceRoutes(ctx, ATTRIBUTES, {
+    name: 'attributes', one: 'attribute', many: 'attributes', tag: 'Admin: attributes',
+    item: typia.json.schema<AdminAttribute>(), items: typia.json.schema<AdminAttribute[]>(),
+    create: batchIo(typia.createValidate<CreateAttribute>(), typia.json.schema<Batch<CreateAttribute>>()), created: typia.json.schema<Created<AdminAttribute>>(),
+    update: batchIo(typia.createValidate<UpdateAttribute>(), typia.json.schema<Batch<UpdateAttribute>>()), updated: typia.json.schema<Updated<AdminAttribute>>(),
+    insert: (c, s, item) => createAttribute(ctx, c, s, item),
+    change: (c, s, item) => updateAttribute(ctx, c, s, item),
+  });
 }

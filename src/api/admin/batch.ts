@@ -1,6 +1,6 @@
 import type { IValidation } from 'typia';
 import { invalid } from '../../errors';
-import { describe, intParam } from '../../http/body';
+import { describe } from '../../http/body';
 import type { AdminIssue, Batch } from '../../wire/admin';
 import type { Io, Schema } from '../define';
 
@@ -35,11 +35,6 @@ export const batchBody = <T>(schema: Schema<Batch<T>>): Io<unknown> => ({ valida
 
 export const issueAt = (index: number, message: string): AdminIssue => ({ index, severity: 'error', message });
 export const issueFor = (id: string, message: string): AdminIssue => ({ id, severity: 'error', message });
-
-/** `limit` (1–100, default 10) and `skip` (default 0) of a list request. */
-export function page(q: URLSearchParams): { limit: number; skip: number } {
-  return { limit: intParam(q, 'limit', 10, 1, 100), skip: intParam(q, 'skip', 0, 0, 1_000_000_000) };
-}
 
 /**
  * Keys of metrics, attributes and the like. `__proto__` is refused: keys

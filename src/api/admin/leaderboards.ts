@@ -1,9 +1,9 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
-import type { Route } from '../../http/server';
-import { batchRoute, readDeleteRoutes } from './resource';
+import { resourceRoutes } from './resource';
+import { batchIo } from './collection';
 import { boards, createBoard, updateBoard } from './writes/leaderboards';
-import type { CreateBoard, PatchBoard } from '../../wire/admin';
+import type { AdminLeaderboard, Batch, CreateBoard, Created, PatchBoard, Updated } from '../../wire/admin';
 
 /**
  * Leaderboards and their states. Created inactive; asking for `active` or
@@ -11,11 +11,13 @@ import type { CreateBoard, PatchBoard } from '../../wire/admin';
  * (its end date becomes today, UTC, unless it was earlier).
  * While not inactive, what it ranks by, its key and its schedule are fixed.
  */
-export function leaderboardAdminRoutes(ctx: Ctx): Route[] {
-  const BOARDS = boards(() => ctx.clock.now());
-  return [
-    ...readDeleteRoutes(ctx, BOARDS),
-    batchRoute(ctx, BOARDS, 'post', typia.createValidate<CreateBoard>(), (c, s, item) => createBoard(ctx, c, s, item)),
-    batchRoute(ctx, BOARDS, 'patch', typia.createValidate<PatchBoard>(), (c, s, item) => updateBoard(ctx, c, s, item)),
-  ];
+export function leaderboardAdminRoutes(ctx: Ctx) {
+  return resourceRoutes(ctx, boards(() => ctx.clock.now()), {
+    name: 'leaderboards', one: 'leaderboard', many: 'leaderboards', tag: 'Admin: leaderboards',
+    item: typia.json.schema<AdminLeaderboard>(), items: typia.json.schema<AdminLeaderboard[]>(),
+    create: batchIo(typia.createValidate<CreateBoard>(), typia.json.schema<Batch<CreateBoard>>()), created: typia.json.schema<Created<AdminLeaderboard>>(),
+    update: batchIo(typia.createValidate<PatchBoard>(), typia.json.schema<Batch<PatchBoard>>()), updated: typia.json.schema<Updated<AdminLeaderboard>>(),
+    insert: (c, s, item) => createBoard(ctx, c, s, item),
+    change: (c, s, item) => updateBoard(ctx, c, s, item),
+  });
 }

@@ -2,8 +2,6 @@ import typia from 'typia';
 import { reply, Reply } from '../../http/server';
 import type { ErrorBody } from '../../wire/app';
 import { prebuilt, route, type DescribedDef } from '../define';
-import { adminOperations } from './admin-operations';
-import { leagueOperations } from './league-operations';
 import { buildDocument, Operation } from './document';
 import { DOCUMENT_ORDER } from './order';
 
@@ -13,14 +11,11 @@ const operationOf = (d: DescribedDef): Operation => ({
   tenant: d.tenant, idempotencyKey: d.idempotencyKey, query: d.query?.schema ?? d.queryDoc, body: d.body?.schema, responses: d.responses, messages: d.messages,
 });
 
-/** Operations still described by table rather than by their route's definition (until those routes are declared once). */
-const tabled: Operation[] = [...adminOperations, ...leagueOperations];
-
 const rank = new Map(DOCUMENT_ORDER.map((id, i) => [id, i]));
 
 /** Every described operation, in document order; a route missing here is missing from the document (and test/openapi fails). */
 export function operations(defs: readonly DescribedDef[]): Operation[] {
-  const all = [...defs.map(operationOf), ...tabled];
+  const all = defs.map(operationOf);
   const at = (o: Operation) => rank.get(o.operationId) ?? DOCUMENT_ORDER.length;
   // A stable sort: operations not listed keep their registration order, after the listed ones.
   return all.sort((a, b) => at(a) - at(b));
