@@ -87,32 +87,6 @@ t.test('a database written by the array version is brought forward without loss'
   t.match((await s.call('GET', '/admin/v1/metrics')).body, [{ key: 'steps', name: 'Steps' }]);
 });
 
-t.test('a new database starts from baseline.sql, which makes what the steps make', async (t) => {
-  const steps = loadMigrations();
-  const baseline = freshSchema('test_mig_base');
-  const stepwise = freshSchema('test_mig_steps');
-  t.teardown(async () => {
-    await baseline.drop();
-    await stepwise.drop();
-  });
-  t.equal(await migrate(baseline.db, baseline.schema), steps.length);
-  // Anything already recorded (here steps 1 to 25) goes on step by step.
-  t.equal(await migrate(stepwise.db, stepwise.schema, 25), 25);
-  t.equal(await migrate(stepwise.db, stepwise.schema), steps.length - 25);
-  t.equal(dumpSchema(DATABASE_URL, stepwise.schema), dumpSchema(DATABASE_URL, baseline.schema), 'the same schema');
-  // The same rows: the default tenant (but for when it was made) and the record of the steps.
-  const rows = async (db: Pool) => ({
-    tenants: (await db.query(`SELECT to_jsonb(t) - 'created' - 'updated' AS row FROM tenants t`)).rows,
-    steps: (await db.query('SELECT version, name FROM laurel_migrations ORDER BY version')).rows,
-    counts: (await db.query(`SELECT c.relname, (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %I', c.relname), false, true, '')))[1]::text AS n
-      FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' ORDER BY c.relname`)).rows,
-  });
-  const made = await rows(baseline.db);
-  t.equal(made.tenants.length, 1, 'the default tenant');
-  t.ok(made.counts.length > 40, 'every table counted');
-  t.same(made, await rows(stepwise.db));
-});
-
 t.test('a step number applied under another name stops the start', async (t) => {
   const { schema, db, drop } = freshSchema('test_mig_name');
   t.teardown(drop);

@@ -13,9 +13,7 @@ export const TENANT_ROW_TABLES = ['events', 'points_awards', 'leaderboard_events
 /** The schema's steps, `NNN-name.sql`, shipped beside dist/ as lua/ is (see migrations/README.md). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../../migrations');
 
-/** `baseline.sql` makes what steps 1 to BASELINE_STEPS make, in one go: a new database starts from it. */
-const BASELINE_STEPS = 26;
-const NOT_STEPS = new Set(['schema.sql', 'baseline.sql']);
+const NOT_STEPS = new Set(['schema.sql']);
 
 export interface Migration {
   version: number;
@@ -37,8 +35,7 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
  * Apply the steps not applied yet (up to version `upTo`: a test of an upgrade
  * starts on an older schema), all in one transaction under an advisory lock,
  * so concurrent starts of several processes are safe. Each is recorded in
- * laurel_migrations by number and name. A new database runs baseline.sql in
- * place of the steps it squashes (recorded as those steps). A database written
+ * laurel_migrations by number and name. A database written
  * when the steps were an array in this file recorded numbers only: those are
  * the first files, so nothing is run again and their names are filled in.
  */
@@ -63,14 +60,7 @@ export async function migrate(db: Pool, schema: string, upTo?: number): Promise<
       }
     }
     const applied = rows.at(-1)?.version ?? 0;
-    let from = applied;
-    if (from === 0 && last >= BASELINE_STEPS) {
-      await c.query(readFileSync(path.join(MIGRATIONS_DIR, 'baseline.sql'), 'utf8'));
-      const squashed = steps.slice(0, BASELINE_STEPS);
-      await c.query('INSERT INTO laurel_migrations (version, name) SELECT * FROM unnest($1::int[], $2::text[])', [squashed.map((m) => m.version), squashed.map((m) => m.name)]);
-      from = BASELINE_STEPS;
-    }
-    for (const step of steps.slice(from, last)) {
+    for (const step of steps.slice(applied, last)) {
       await c.query(step.sql);
       await c.query('INSERT INTO laurel_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
     }
