@@ -3,7 +3,7 @@ import type { AdminCollection, Laurel } from '../src/client';
 import type { Ctx } from '../src/context';
 import { openApiMethod } from '../src/api/openapi/document';
 import type { BodyOf, DescribedDef, QueryOf, SuccessOf } from '../src/api/define';
-import type { ParsedBatch } from '../src/api/admin/collection';
+import type { ParsedBatch } from '../src/api/admin/batch';
 import type { ListQuery } from '../src/wire/admin';
 import { metricRoutes } from '../src/api/admin/metrics';
 import { attributeRoutes } from '../src/api/admin/attributes';

@@ -1,7 +1,7 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { resourceRoutes } from './resource';
-import { batchIo } from './collection';
+import { batchIo } from './batch';
 import { ACHIEVEMENTS, createAchievement, updateAchievement } from './writes/achievements';
 import type { AdminAchievement, Batch, CreateAchievement, Created, PatchAchievement, Updated } from '../../wire/admin';
 

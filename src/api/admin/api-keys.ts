@@ -6,7 +6,7 @@ import { answer, ok, route } from '../define';
 import { deleteApplicationKeys, insertApplicationKeys, NewApplicationKey, setApplicationKeyLimits } from '../../store/application-keys';
 import { generateKey } from '../../auth/api-keys';
 import { defaultBurst } from '../../auth/rate-limit';
-import { AdminIssue, batchBody, issueFor, parseBatch } from './batch';
+import { AdminIssue, batchIo, issueFor } from './batch';
 import type {
   ApplicationKey, Batch, CreateKey, Created, Deleted, IdsQuery, RateLimit, RateLimitInput, UpdateKey, Updated, UpdatedKey,
 } from '../../wire/admin';
@@ -30,13 +30,13 @@ export function apiKeyRoutes(ctx: Ctx) {
       ...common, method: 'post', operationId: 'admin_application_api_keys_create',
       summary: 'Create application keys, each limited to one user',
       description: 'The secret is in the response only: it is stored hashed.',
-      body: batchBody(typia.json.schema<Batch<CreateKey>>()),
+      body: batchIo(validateCreate, typia.json.schema<Batch<CreateKey>>()),
       responses: {
         201: { description: 'The keys', schema: typia.json.schema<Created<ApplicationKey>>() },
         200: { description: 'None were created: every item is an issue', schema: typia.json.schema<Created<ApplicationKey>>() },
       },
       handler: async ({ tenant, body }) => {
-        const { items, issues } = parseBatch(body, validateCreate);
+        const { items, issues } = body;
         const created: ApplicationKey[] = [];
         const rows: NewApplicationKey[] = [];
         for (const { item } of items) {
@@ -56,10 +56,10 @@ export function apiKeyRoutes(ctx: Ctx) {
       ...common, method: 'patch', operationId: 'admin_application_api_keys_update',
       summary: "Set application keys' rate limits (by id)",
       description: 'A new limit applies at once, in every process.',
-      body: batchBody(typia.json.schema<Batch<UpdateKey>>()),
+      body: batchIo(validateUpdate, typia.json.schema<Batch<UpdateKey>>()),
       responses: { 200: { description: 'What was updated, and ids not found', schema: typia.json.schema<Updated<UpdatedKey>>() } },
       handler: async ({ tenant, body }) => {
-        const { items, issues } = parseBatch(body, validateUpdate);
+        const { items, issues } = body;
         const changes = items.map(({ item }) => {
           const [rate, burst] = limitColumns(item.rateLimit);
           return { id: item.id.toLowerCase(), rate, burst };

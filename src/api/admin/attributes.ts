@@ -1,7 +1,7 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { resourceRoutes } from './resource';
-import { batchIo } from './collection';
+import { batchIo } from './batch';
 import { ATTRIBUTES, createAttribute, updateAttribute } from './writes/attributes';
 import type { AdminAttribute, Batch, CreateAttribute, Created, Updated, UpdateAttribute } from '../../wire/admin';
 

@@ -12,7 +12,7 @@ export const MAX_BATCH = 100;
  * Split a batch body into items that passed validation and issues for those
  * that did not. The body itself must be an array of at most 100 items.
  */
-export function parseBatch<T>(body: unknown, validate: (x: unknown) => IValidation<T>): { items: { index: number; item: T }[]; issues: AdminIssue[] } {
+export function parseBatch<T>(body: unknown, validate: (x: unknown) => IValidation<T>): ParsedBatch<T> {
   if (!Array.isArray(body)) throw invalid('The request body must be a JSON array');
   if (body.length === 0) throw invalid('The request body must contain at least one item');
   if (body.length > MAX_BATCH) throw invalid(`At most ${MAX_BATCH} items per request`);
@@ -26,12 +26,21 @@ export function parseBatch<T>(body: unknown, validate: (x: unknown) => IValidati
   return { items, issues };
 }
 
+/** A batch body as a handler receives it: the items that passed validation (with their index), and issues for the others. */
+export interface ParsedBatch<T> {
+  items: { index: number; item: T }[];
+  issues: AdminIssue[];
+}
+
 /**
- * A batch body as a route declares it: described by Batch<T>'s schema, and
- * passed on as it came, for parseBatch to check item by item (an invalid item
- * is an issue, not a refused request).
+ * A batch body in a route definition: described as `Batch<T>`, validated item
+ * by item (an invalid item is an issue, not a 422). A body that is no batch at
+ * all is refused by parseBatch (422, with its own message).
  */
-export const batchBody = <T>(schema: Schema<Batch<T>>): Io<unknown> => ({ validate: (data) => ({ success: true, data }), schema });
+export const batchIo = <T>(validate: (x: unknown) => IValidation<T>, schema: Schema<Batch<NoInfer<T>>>): Io<ParsedBatch<T>> => ({
+  validate: (body) => ({ success: true, data: parseBatch(body, validate) }),
+  schema: schema as Schema<unknown> as Schema<ParsedBatch<T>>,
+});
 
 export const issueAt = (index: number, message: string): AdminIssue => ({ index, severity: 'error', message });
 export const issueFor = (id: string, message: string): AdminIssue => ({ id, severity: 'error', message });

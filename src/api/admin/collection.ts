@@ -1,30 +1,14 @@
-import typia, { type IValidation } from 'typia';
+import typia from 'typia';
 import { idsParam, uuidParam } from '../../http/body';
-import type { AdminIssue, Batch, Created, Deleted, IdsQuery, ListQuery, Updated } from '../../wire/admin';
+import type { Created, Deleted, IdsQuery, ListQuery, Updated } from '../../wire/admin';
 import { answer, io, ok, route, type Input, type Io, type Schema } from '../define';
-import { parseBatch } from './batch';
+import type { ParsedBatch } from './batch';
 
 /** The query of a list request (`limit`, `skip`). */
 export const listQuery = io(typia.http.createValidateQuery<ListQuery>(), typia.json.schema<ListQuery>());
 
 /** A list request's page, with ListQuery's defaults. */
 export const pageOf = (q: ListQuery) => ({ limit: q.limit ?? 10, skip: q.skip ?? 0 });
-
-/** A batch body as a handler receives it: the items that passed validation (with their index), and issues for the others. */
-export interface ParsedBatch<T> {
-  items: { index: number; item: T }[];
-  issues: AdminIssue[];
-}
-
-/**
- * A batch body in a route definition: described as `Batch<T>`, validated item
- * by item (an invalid item is an issue, not a 422). A body that is no batch at
- * all is refused by parseBatch (422, with its own message).
- */
-export const batchIo = <T>(validate: (x: unknown) => IValidation<T>, schema: Schema<Batch<NoInfer<T>>>): Io<ParsedBatch<T>> => ({
-  validate: (body) => ({ success: true, data: parseBatch(body, validate) }),
-  schema: schema as Schema<unknown> as Schema<ParsedBatch<T>>,
-});
 
 export type CollectionOp = 'list' | 'get' | 'create' | 'update' | 'delete';
 

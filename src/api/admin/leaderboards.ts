@@ -1,7 +1,7 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { resourceRoutes } from './resource';
-import { batchIo } from './collection';
+import { batchIo } from './batch';
 import { boards, createBoard, updateBoard } from './writes/leaderboards';
 import type { AdminLeaderboard, Batch, CreateBoard, Created, PatchBoard, Updated } from '../../wire/admin';
 

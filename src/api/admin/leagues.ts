@@ -1,7 +1,7 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { resourceRoutes, type Resource } from './resource';
-import { batchIo } from './collection';
+import { batchIo } from './batch';
 import { createLeague, leagueOfRow, leagues, updateLeague } from './writes/leagues';
 import { runAt, runParams } from '../../domain/leagues';
 import type { Tenant } from '../../store/tenants';

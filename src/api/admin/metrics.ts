@@ -1,7 +1,7 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { resourceRoutes } from './resource';
-import { batchIo } from './collection';
+import { batchIo } from './batch';
 import { createMetric, METRICS, updateMetric } from './writes/metrics';
 import type { AdminMetric, Batch, CreateMetric, Created, Updated, UpdateMetric } from '../../wire/admin';
 

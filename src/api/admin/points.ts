@@ -1,7 +1,7 @@
 import typia from 'typia';
 import type { Ctx } from '../../context';
 import { resourceRoutes } from './resource';
-import { batchIo } from './collection';
+import { batchIo } from './batch';
 import {
   boostsResource, CreatedSystem, createSystem, insertBoost, insertLevel, insertTrigger, LEVELS, SYSTEMS, TRIGGERS, updateBoost, updateLevel,
   updateSystem, updateTrigger,

@@ -2,12 +2,12 @@ import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
 import { notFound } from '../../errors';
 import type { Tenant } from '../../store/tenants';
-import { AdminIssue, issueAt, issueFor } from './batch';
+import { AdminIssue, issueAt, issueFor, type ParsedBatch } from './batch';
 import { configTx } from '../../store/config-tx';
 import { tx, type PoolClient } from '../../store/db';
 import { attributeFilterProblem, ConfigTable, deleteRows, getRow, inSavepoint, listRows, ownerExists, type Scope } from '../../store/config-rows';
 import type { Deleted } from '../../wire/admin';
-import { collectionRoutes, type CollectionDoc, type CollectionTypes, type ParsedBatch } from './collection';
+import { collectionRoutes, type CollectionDoc, type CollectionTypes } from './collection';
 
 // The writes (writes/*) and the configuration document (config/*) name these with Resource.
 export { attributeFilterProblem, getRow, type Scope };

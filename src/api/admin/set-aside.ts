@@ -1,9 +1,10 @@
 import typia from 'typia';
 import { idsParam, uuidParam } from '../../http/body';
 import { notFound } from '../../errors';
-import { io, ok, route, type Schema } from '../define';
-import type { Deleted, IdsQuery, ListQuery } from '../../wire/admin';
+import { ok, route, type Schema } from '../define';
+import type { Deleted, IdsQuery } from '../../wire/admin';
 import { issueFor } from './batch';
+import { listQuery, pageOf } from './collection';
 
 /** Records set aside for an admin to look at (dead letters, rejected batch items), by tenant. */
 export interface SetAside<T> {
@@ -43,9 +44,12 @@ export function setAsideRoutes<P extends string, T>(store: SetAside<T>, s: Spec<
   return [
     route({
       ...common, ...texts(s.list), method: 'get', path: s.path, operationId: `${s.name}_list`,
-      query: io(typia.http.createValidateQuery<ListQuery>(), typia.json.schema<ListQuery>()),
+      query: listQuery,
       responses: { 200: { description: s.list.answer, schema: s.items } },
-      handler: async ({ tenant, query }) => ok(await store.list(tenant.id, query.limit ?? 10, query.skip ?? 0)),
+      handler: async ({ tenant, query }) => {
+        const { limit, skip } = pageOf(query);
+        return ok(await store.list(tenant.id, limit, skip));
+      },
     }),
     route({
       ...common, ...texts(s.get), method: 'get', path: `${s.path}/:id` as `${string}/:id`, operationId: `${s.name}_get`,

@@ -3,8 +3,8 @@ import type { Ctx } from '../../context';
 import { notFound } from '../../errors';
 import { tx } from '../../store/db';
 import { Tenant, tenantJson, withTenantsLocked } from '../../store/tenants';
-import { AdminIssue, issueAt, issueFor } from './batch';
-import { batchIo, collectionRoutes } from './collection';
+import { AdminIssue, batchIo, issueAt, issueFor } from './batch';
+import { collectionRoutes } from './collection';
 import { purgeKeys } from '../../redis/purge';
 import type { AdminTenant, Batch, Created, CreateTenant, Updated, UpdateTenant } from '../../wire/admin';
 

@@ -10,7 +10,8 @@ import type {
   WebhookWithSecret,
 } from '../../wire/admin';
 import { io, ok, route } from '../define';
-import { batchIo, pageOf } from './collection';
+import { batchIo } from './batch';
+import { pageOf } from './collection';
 import { resourceRoutes, rowOf } from './resource';
 import { createWebhook, updateWebhook, webhookJson, WEBHOOKS } from './writes/webhooks';
 
