@@ -162,6 +162,11 @@ t.test("a user's latest events, newest first", async (t) => {
     { value: 2, total: 2, occurredAt: '2026-03-10T12:00:00.000Z', attributes: { device: 'ios' }, idempotencyKey: 'k2' },
   ]);
   t.equal((await admin.userEvents('ada lovelace/1', { limit: 1 })).length, 1, 'limit');
+  const { quizzes } = await s.metrics(['quizzes']);
+  t.equal((await s.event('quizzes', { user: { id: 'ada lovelace/1' }, value: 1 })).status, 201);
+  t.same((await admin.userEvents('ada lovelace/1', { metricId: quizzes!.id })).map((e) => e.value), [1], "one metric's events");
+  t.equal((await admin.userEvents('ada lovelace/1')).length, 3, 'all metrics without metricId');
+  t.equal((await s.call('GET', '/admin/v1/users/x/events?metricId=quizzes')).status, 422, 'metricId is an id');
   t.same(await admin.userEvents('nobody'), [], 'an unknown user has none');
   t.equal((await s.call('GET', '/admin/v1/users/x/events?limit=101')).status, 422, 'limit is 1 to 100, as every list (invalid input is 422)');
 });

@@ -661,6 +661,8 @@ export interface UserExport {
 export interface UserEventsQuery {
   /** At most this many, newest first (default 20). */
   limit?: Int & tags.Minimum<1> & tags.Maximum<100>;
+  /** Only the events of this metric (its id). */
+  metricId?: Uuid;
 }
 
 /** One event as stored in Postgres. */

@@ -5,7 +5,7 @@ import type { AdminUserEvent, UserEventsQuery } from '../../wire/admin';
 import { latestUserEvents } from '../../store/user-events';
 
 /**
- * `GET /admin/v1/users/:id/events?limit=`: a user's latest events, newest
+ * `GET /admin/v1/users/:id/events?limit=&metricId=`: a user's latest events, newest
  * first, from Postgres (the console's user page). Unknown users have none.
  */
 export function userEventsRoutes(ctx: Ctx) {
@@ -19,7 +19,7 @@ export function userEventsRoutes(ctx: Ctx) {
       handler: async ({ tenant, params, query }) => {
         // Read your writes: Postgres first gets what is acknowledged and not yet flushed.
         await ctx.durable.all(tenant);
-        const rows = await latestUserEvents(ctx.db, tenant.id, params.id, query.limit ?? 20);
+        const rows = await latestUserEvents(ctx.db, tenant.id, params.id, query.limit ?? 20, query.metricId ?? null);
         return ok(rows.map((r): AdminUserEvent => ({
           id: r.id,
           metricId: r.metricId,
