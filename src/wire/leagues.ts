@@ -3,6 +3,9 @@ import type { IsoDate } from './app';
 
 // Leagues on the wire (a Laurel extension; docs/leagues.md).
 
+/** What /openapi.json says of every league operation. */
+export const LEAGUES_ABOUT = 'A Laurel extension (not in Trophy): see docs/leagues.md.';
+
 type Int = number & tags.Type<'int32'>;
 type Uuid = string & tags.Format<'uuid'>;
 type Name = string & tags.MinLength<1> & tags.MaxLength<255>;

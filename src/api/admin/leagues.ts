@@ -8,9 +8,8 @@ import type { Tenant } from '../../store/tenants';
 import { deleteLeagueHistory, type LeagueRow } from '../../store/leagues';
 import { freeLeagueKeys, openCohorts } from '../../engine';
 import type { Batch, Created, Updated } from '../../wire/admin';
-import type { AdminLeague, CreateLeague, PatchLeague } from '../../wire/leagues';
+import { LEAGUES_ABOUT as about, type AdminLeague, type CreateLeague, type PatchLeague } from '../../wire/leagues';
 
-const about = 'A Laurel extension (not in Trophy): see docs/leagues.md.';
 
 /**
  * Leagues (a Laurel extension, docs/leagues.md), in the bulk style of the

@@ -8,14 +8,11 @@ import {
 import type { TenantConfig } from '../../store/tenant-config';
 import { readUser } from '../../services/user-calls';
 import { liveCohort, tierNow } from '../../services/league-state';
-import type { LeagueCohort, LeagueHistoryEntry, LeagueHistoryQuery, LeagueZoneName, UserLeague } from '../../wire/leagues';
+import { LEAGUES_ABOUT as about, type LeagueCohort, type LeagueHistoryEntry, type LeagueHistoryQuery, type LeagueZoneName, type UserLeague } from '../../wire/leagues';
 import { cohortResults, leagueHistory } from '../../store/league-results';
 import { userNames } from '../../engine';
 
 /** Leagues read by the application (a Laurel extension, docs/leagues.md). */
-/** Every league operation's description in /openapi.json (the Admin API's too). */
-export const about = 'A Laurel extension (not in Trophy): see docs/leagues.md.';
-
 export function leagueRoutes(ctx: Ctx) {
   const leagueOf = (cfg: TenantConfig, key: string): LeagueConfig => {
     const l = cfg.leaguesByKey.get(key);
