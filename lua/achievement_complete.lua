@@ -33,6 +33,6 @@ end
 local points = pts_commit(P)
 pts_recent(P, KEYS[6], ARGV[8], now)
 local done = ach_commit(P, stats)
-append_change(stream, 'k', 'us', 'u', id, 'at', now, 'e', ARGV[8], 'd', ARGV[7],
-  'c', created and now or '', 'p', changed and ARGV[4] or '', 'pa', points, 'ach', done, 'uf', changed_json())
+append_change(stream, CR_KIND, KIND_USER, CR_USER, id, CR_AT, now, CR_EVENT, ARGV[8], CR_DATE, ARGV[7],
+  CR_CREATED, created and now or '', CR_PATCH, changed and ARGV[4] or '', CR_POINTS, points, CR_COMPLETIONS, done, CR_USER_FIELDS, changed_json())
 return {'OK', points, done}

@@ -97,7 +97,7 @@ local periods = S and stk_commit(S) or '[]'
 local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], nslot, nvalue, ntotal, streak_len, KEYS[9], now)
 local leagues = ARGV[21] ~= '' and lg_update(P, decode_once(ARGV[21]), ARGV[16], ARGV[22], nslot, nvalue) or '[]'
 if member ~= '' then redis.call('SADD', idem, member) end
-append_change(stream, 'k', 'ev', 'e', ARGV[8], 't', total,
-  'c', created and now or '', 'p', changed and ARGV[7] or '', 'pa', points, 'ach', done, 'stk', periods, 'lb', boards,
-  'lg', leagues, 'uf', changed_json())
+append_change(stream, CR_KIND, KIND_EVENT, CR_EVENT, ARGV[8], CR_TOTAL, total,
+  CR_CREATED, created and now or '', CR_PATCH, changed and ARGV[7] or '', CR_POINTS, points, CR_COMPLETIONS, done, CR_PERIODS, periods, CR_BOARDS, boards,
+  CR_LEAGUES, leagues, CR_USER_FIELDS, changed_json())
 return {'OK', total, points, done, streak, boards, leagues}

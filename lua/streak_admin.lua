@@ -44,7 +44,7 @@ elseif op == 'restore' then
 end
 local periods = stk_commit(S)
 if periods ~= '[]' or CHANGED_N > 0 then
-  append_change(stream, 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
+  append_change(stream, CR_KIND, KIND_USER, CR_USER, ARGV[3], CR_AT, ARGV[2], CR_CREATED, '', CR_PATCH, '', CR_PERIODS, periods, CR_USER_FIELDS, changed_json())
 end
 if reply ~= 'OK' then return {reply} end
 return {'OK', stk_reply(S, st, false)}

@@ -20,7 +20,7 @@ local S = stk_new(user, decode_once(ARGV[4]).sk, ARGV[2], tonumber(d))
 local st = stk_run(S, { d = tonumber(d), w = tonumber(w), m = tonumber(m) }, nil, 0)
 local periods = stk_commit(S)
 if periods ~= '[]' or CHANGED_N > 0 then
-  append_change(stream, 'k', 'us', 'u', ARGV[3], 'at', ARGV[2], 'c', '', 'p', '', 'stk', periods, 'uf', changed_json())
+  append_change(stream, CR_KIND, KIND_USER, CR_USER, ARGV[3], CR_AT, ARGV[2], CR_CREATED, '', CR_PATCH, '', CR_PERIODS, periods, CR_USER_FIELDS, changed_json())
 end
 -- The history and pauses come from this hash (H<f>, pz) unless the window
 -- reaches further back than H<f> keeps; then from Postgres, which must first

@@ -20,6 +20,6 @@ local points = pts_commit(P)
 pts_recent(P, KEYS[5], ARGV[7], ARGV[2])
 if next_due then redis.call('ZADD', due, next_due, id) else redis.call('ZREM', due, id) end
 if points ~= '{}' or CHANGED_N > 0 then
-  append_change(stream, 'k', 'tg', 'u', id, 'at', ARGV[2], 'e', ARGV[7], 'd', ARGV[6], 'pa', points, 'uf', changed_json())
+  append_change(stream, CR_KIND, KIND_TIME_GRANT, CR_USER, id, CR_AT, ARGV[2], CR_EVENT, ARGV[7], CR_DATE, ARGV[6], CR_POINTS, points, CR_USER_FIELDS, changed_json())
 end
 return {'OK', points}

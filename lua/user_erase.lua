@@ -37,5 +37,5 @@ redis.call('DEL', KEYS[5])
 redis.call('ZREM', due, id)
 for i = 1, boards do redis.call('ZREM', KEYS[5 + i], id) end
 for i = 3, #ARGV do redis.call('SREM', KEYS[5 + boards + i - 2], ARGV[i]) end
-local marker = redis.call('XADD', stream, '*', 'k', 'er')
+local marker = redis.call('XADD', stream, '*', CR_KIND, KIND_ERASURE)
 return {existed, marker}

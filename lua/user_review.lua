@@ -25,6 +25,6 @@ pts_recent(P, KEYS[5], ARGV[7], now)
 local done = ach_commit(P, stats)
 if done ~= '[]' or CHANGED_N > 0 then
   -- 'o': a review's completions are backdated (webhooks do not report them).
-  append_change(stream, 'k', 'us', 'o', 'review', 'u', id, 'at', now, 'e', ARGV[7], 'd', ARGV[6], 'c', '', 'p', '', 'pa', points, 'ach', done, 'uf', changed_json())
+  append_change(stream, CR_KIND, KIND_USER, CR_ORIGIN, 'review', CR_USER, id, CR_AT, now, CR_EVENT, ARGV[7], CR_DATE, ARGV[6], CR_CREATED, '', CR_PATCH, '', CR_POINTS, points, CR_COMPLETIONS, done, CR_USER_FIELDS, changed_json())
 end
 return {'OK', done}

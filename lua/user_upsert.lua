@@ -30,8 +30,8 @@ local points = pts_commit(P)
 pts_recent(P, KEYS[6], ARGV[9], now)
 local done = ach_commit(P, stats)
 if CHANGED_N > 0 or done ~= '[]' then
-  append_change(stream, 'k', 'us', 'u', id, 'at', now, 'e', ARGV[9], 'd', ARGV[8],
-    'c', created and now or '', 'p', changed and ARGV[5] or '', 'pa', points, 'ach', done, 'uf', changed_json())
+  append_change(stream, CR_KIND, KIND_USER, CR_USER, id, CR_AT, now, CR_EVENT, ARGV[9], CR_DATE, ARGV[8],
+    CR_CREATED, created and now or '', CR_PATCH, changed and ARGV[5] or '', CR_POINTS, points, CR_COMPLETIONS, done, CR_USER_FIELDS, changed_json())
 end
 local reply = {'OK', created and '1' or '0', points, done}
 for f, v in pairs(user_view(user)) do

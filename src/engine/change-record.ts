@@ -1,12 +1,14 @@
 import type { ScriptPoints } from '../domain/points';
 import type { ScriptBoard } from '../domain/leaderboards';
 import type { ScriptLeague } from '../domain/leagues';
+import { RECORD_FIELD as F, RECORD_KIND as K } from '../domain/change-record';
 
 /**
  * The change record: what one script call changed, appended to the tenant's
  * change stream (lua/lib/10-common.lua append_change) and read by the
  * flusher (Postgres), the webhook deriver and the live feed, all through
- * decodeChange below. Stream fields, as the scripts write them:
+ * decodeChange below. Stream fields (named in domain/change-record.ts, whose
+ * names the scripts use through the prelude), as the scripts write them:
  *   k    kind: 'ev' event (event.lua), 'us' user change (user_upsert,
  *        achievement_complete, user_review, streak_read, streak_admin),
  *        'tg' time grant (time_grant), 'er' erasure marker (user_erase)
@@ -78,6 +80,11 @@ function list<T>(raw: string | undefined): T[] {
   return Array.isArray(v) ? (v as T[]) : [];
 }
 
+/** A JSON object field; null when absent or empty (Lua encodes an empty table as `{}`). */
+function json<T>(raw: string | undefined): T | null {
+  return raw && raw !== '{}' ? (JSON.parse(raw) as T) : null;
+}
+
 /** A stream entry's flat field, value, ... list as an object. */
 export function recordFields(flat: string[]): Record<string, string | undefined> {
   const f: Record<string, string> = {};
@@ -88,32 +95,33 @@ export function recordFields(flat: string[]): Record<string, string | undefined>
 /** The one decoder of change records; throws on a malformed one. */
 export function decodeChange(flat: string[]): ChangeRecord {
   const f = recordFields(flat);
-  if (f.k === 'er') return { kind: 'er', fields: f };
-  if (f.k !== 'ev' && f.k !== 'us' && f.k !== 'tg') throw new Error(`unknown kind ${String(f.k)}`);
-  const ev = f.k === 'ev' ? (JSON.parse(f.e!) as EventPart) : null;
+  const kind = f[F.kind];
+  if (kind === K.erasure) return { kind: 'er', fields: f };
+  if (kind !== K.event && kind !== K.user && kind !== K.timeGrant) throw new Error(`unknown kind ${String(kind)}`);
+  const ev = kind === K.event ? (JSON.parse(f[F.event]!) as EventPart) : null;
   const base: UserChangeBase = {
     fields: f,
-    userId: ev ? ev.u : f.u!,
-    at: ev ? ev.at : Number(f.at),
-    opId: ev ? ev.id : f.e,
-    date: ev ? ev.d : f.d,
-    created: f.c ?? '',
-    patch: f.p ?? '',
-    origin: f.o,
-    points: f.pa && f.pa !== '{}' ? (JSON.parse(f.pa) as ScriptPoints) : null,
-    completions: list(f.ach),
-    periods: list(f.stk),
-    boards: list(f.lb),
-    leagues: list(f.lg),
-    userFields: f.uf && f.uf !== '{}' ? (JSON.parse(f.uf) as Record<string, string | false>) : {},
+    userId: ev ? ev.u : f[F.user]!,
+    at: ev ? ev.at : Number(f[F.at]),
+    opId: ev ? ev.id : f[F.event],
+    date: ev ? ev.d : f[F.date],
+    created: f[F.created] ?? '',
+    patch: f[F.patch] ?? '',
+    origin: f[F.origin],
+    points: json<ScriptPoints>(f[F.points]),
+    completions: list(f[F.completions]),
+    periods: list(f[F.periods]),
+    boards: list(f[F.boards]),
+    leagues: list(f[F.leagues]),
+    userFields: json<Record<string, string | false>>(f[F.userFields]) ?? {},
   };
-  if (ev) return { ...base, kind: 'ev', event: ev, total: f.t! };
-  return { ...base, kind: f.k as 'us' | 'tg' };
+  if (kind === K.event) return { ...base, kind, event: ev!, total: f[F.total]! };
+  return { ...base, kind };
 }
 
 /** The user a raw record is about, without decoding the rest (null: none, such as an erasure marker). */
 export function changeOwner(flat: string[]): string | null {
   const f = recordFields(flat);
-  if (f.k === 'ev') return (JSON.parse(f.e!) as { u: string }).u;
-  return f.u ?? null;
+  if (f[F.kind] === K.event) return (JSON.parse(f[F.event]!) as { u: string }).u;
+  return f[F.user] ?? null;
 }

@@ -16,6 +16,7 @@ import { RECENT_KEPT, TRACKED_FIELD, RECENT_AWARDS_PREFIX, RECENT_BOARD_PREFIX }
 import { HISTORY_KEPT } from '../domain/streaks';
 import { COMPLETIONS_PREFIX, USERS_STAT } from '../domain/achievements';
 import { CLOSED_TICK } from '../domain/leagues';
+import { RECORD_FIELD as F, RECORD_KIND as K } from '../domain/change-record';
 
 export const PRELUDE = {
   // The user hash (domain/user-hash.ts).
@@ -58,6 +59,26 @@ export const PRELUDE = {
   // A closed league run's tie counter (domain/leagues.ts), as text and as a number.
   CLOSED_TICK,
   CLOSED_TICK_VALUE: Number(CLOSED_TICK),
+  // The change record's fields and kinds (domain/change-record.ts).
+  CR_KIND: F.kind,
+  CR_EVENT: F.event,
+  CR_TOTAL: F.total,
+  CR_USER: F.user,
+  CR_AT: F.at,
+  CR_DATE: F.date,
+  CR_ORIGIN: F.origin,
+  CR_CREATED: F.created,
+  CR_PATCH: F.patch,
+  CR_POINTS: F.points,
+  CR_COMPLETIONS: F.completions,
+  CR_PERIODS: F.periods,
+  CR_BOARDS: F.boards,
+  CR_LEAGUES: F.leagues,
+  CR_USER_FIELDS: F.userFields,
+  KIND_EVENT: K.event,
+  KIND_USER: K.user,
+  KIND_TIME_GRANT: K.timeGrant,
+  KIND_ERASURE: K.erasure,
 } satisfies Record<string, string | number>;
 
 /** A Lua string literal: printable ASCII as is, every other byte as a decimal escape (Lua 5.1 knows no \x or \u). */

@@ -15,6 +15,7 @@ import { leagueLeaveCall, userEraseCall, zoneKey } from '../engine';
 import { leagueField, parsePlace, runDates } from '../domain/leagues';
 import type { ErasedUser, UserExport } from '../wire/admin';
 import { achievedField, isUser, pointsField, FREEZES_FIELD, streakField, LAST_CHANGE_FIELD, totalField } from '../domain/user-hash';
+import { RECORD_FIELD, RECORD_KIND } from '../domain/change-record';
 
 /**
  * The tombstone's name for an erased user: a SHA-256 of tenant and user id,
@@ -83,8 +84,8 @@ async function idempotencyMembers(ctx: Ctx, tenant: Tenant, userId: string): Pro
     const page = await ctx.redis.xrange(stream, from, '+', 'COUNT', 1000);
     for (const [, flat] of page) {
       const f = toMap(flat);
-      if (f.get('k') !== 'ev') continue;
-      const e = JSON.parse(f.get('e')!) as { u: string; m: string; ik: string | null };
+      if (f.get(RECORD_FIELD.kind) !== RECORD_KIND.event) continue;
+      const e = JSON.parse(f.get(RECORD_FIELD.event)!) as { u: string; m: string; ik: string | null };
       if (e.u === userId && e.ik) add(e.m, e.ik);
     }
     if (page.length < 1000) break;
