@@ -228,13 +228,13 @@ end
 -- The caller validated its input against config version ARGV[ver_index];
 -- if the tenant's published config has moved on, it must reload and retry.
 local function config_is_stale(cfg_key, ver)
-  return redis.call('HGET', cfg_key, 'ver') ~= ver
+  return redis.call('HGET', cfg_key, CONFIG_VERSION_FIELD) ~= ver
 end
 
 -- Apply a profile patch (field -> value, as built by src/domain/users.ts) to a
 -- user hash. Returns created (bool) and changed (bool).
 -- A new user is placed in the control group once, by a hash of their key
--- (tenant and user id) against the tenant's control ratio ('cr' in the
+-- (tenant and user id) against the tenant's control ratio (CONTROL_RATIO_FIELD in the
 -- config hash, read only then): the same user always lands the same way at
 -- a given ratio, and a later change of the ratio moves nobody already seen.
 local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
@@ -242,7 +242,7 @@ local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
   if created then
     uset(user_key, CREATED_FIELD, now)
     redis.call('HINCRBY', stats_key, USERS_STAT, '1')
-    local ratio = tonumber(redis.call('HGET', cfg_key, 'cr') or '0') or 0
+    local ratio = tonumber(redis.call('HGET', cfg_key, CONTROL_RATIO_FIELD) or '0') or 0
     if ratio > 0 and tonumber(string.sub(redis.sha1hex(user_key), 1, 8), 16) / 4294967296 < ratio then
       uset(user_key, CONTROL_FIELD, '1')
     end
@@ -258,10 +258,10 @@ local function apply_user_patch(user_key, stats_key, patch, now, cfg_key)
   return created, changed
 end
 
--- The zone of a user who never sent one: the tenant's default ('dz' in the
+-- The zone of a user who never sent one: the tenant's default (DEFAULT_ZONE_FIELD in the
 -- config; UTC in a config compiled before tenants had one, as they all kept).
 local function default_zone(cfg_key)
-  return redis.call('HGET', cfg_key, 'dz') or 'UTC'
+  return redis.call('HGET', cfg_key, DEFAULT_ZONE_FIELD) or 'UTC'
 end
 
 -- The zone a user's dates are computed in (stored tz, else the tenant's

@@ -16,6 +16,7 @@ import { RECENT_KEPT, TRACKED_FIELD, RECENT_AWARDS_PREFIX, RECENT_BOARD_PREFIX }
 import { HISTORY_KEPT } from '../domain/streaks';
 import { COMPLETIONS_PREFIX, USERS_STAT } from '../domain/achievements';
 import { CLOSED_TICK } from '../domain/leagues';
+import { CONFIG_VERSION_FIELD, CONTROL_RATIO_FIELD, DEFAULT_ZONE_FIELD } from '../domain/config-hash';
 import { RECORD_FIELD as F, RECORD_KIND as K } from '../domain/change-record';
 
 export const PRELUDE = {
@@ -59,6 +60,10 @@ export const PRELUDE = {
   // A closed league run's tie counter (domain/leagues.ts), as text and as a number.
   CLOSED_TICK,
   CLOSED_TICK_VALUE: Number(CLOSED_TICK),
+  // The tenant's config hash (domain/config-hash.ts).
+  CONFIG_VERSION_FIELD,
+  CONTROL_RATIO_FIELD,
+  DEFAULT_ZONE_FIELD,
   // The change record's fields and kinds (domain/change-record.ts).
   CR_KIND: F.kind,
   CR_EVENT: F.event,

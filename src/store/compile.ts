@@ -7,6 +7,7 @@ import type { LeaderboardConfig } from '../domain/leaderboards';
 import type { LeagueConfig } from '../domain/leagues';
 import { RETENTION_DEFAULTS, RetentionConfig, retentionFrom } from '../domain/retention';
 import { LEGACY_TIME_ZONE } from '../domain/time';
+import { CONFIG_VERSION_FIELD, CONTROL_RATIO_FIELD, DEFAULT_ZONE_FIELD } from '../domain/config-hash';
 
 // Rows of `SELECT *`, read column by column into the typed config below.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -116,11 +117,11 @@ export async function compileTenant(c: PoolClient, tenantId: string): Promise<[s
   // Stored settings may predate fields (a migrated row names only its zone): read through the defaults.
   const ret = retention ? retentionFrom(retention.settings) : null;
   // Read by the scripts for users without a zone (see zoneOr).
-  entries.push(['dz', (ret ?? RETENTION_DEFAULTS).defaultTimeZone]);
+  entries.push([DEFAULT_ZONE_FIELD, (ret ?? RETENTION_DEFAULTS).defaultTimeZone]);
   if (ret) {
     entries.push(['ret', JSON.stringify(ret)]);
     // Read by the scripts when they create a user (control group).
-    entries.push(['cr', String(ret.controlRatio)]);
+    entries.push([CONTROL_RATIO_FIELD, String(ret.controlRatio)]);
   }
   for (const a of achievements) {
     const ach: AchievementConfig = {
@@ -143,10 +144,10 @@ function index<T extends { key: string }, I>(json: string, byKey: Map<string, T>
   return item;
 }
 
-/** A compiled hash (with `ver`) back into the server's view. */
+/** A compiled hash (with its version) back into the server's view. */
 export function parseTenant(h: Record<string, string>): TenantConfig {
   const cfg: TenantConfig = {
-    ver: h.ver!,
+    ver: h[CONFIG_VERSION_FIELD]!,
     metricsByKey: new Map(),
     metricsById: new Map(),
     userAttributes: new Set(),
@@ -158,7 +159,7 @@ export function parseTenant(h: Record<string, string>): TenantConfig {
     userBoosts: new Map(),
     streak: h.streak ? (JSON.parse(h.streak) as StreakConfig) : null,
     retention: h.ret ? (JSON.parse(h.ret) as RetentionConfig) : null,
-    defaultZone: h.dz || LEGACY_TIME_ZONE,
+    defaultZone: h[DEFAULT_ZONE_FIELD] || LEGACY_TIME_ZONE,
     boardsByKey: new Map(),
     boardsBySlot: new Map(),
     leaguesByKey: new Map(),

@@ -8,6 +8,7 @@ import type { Tenant } from './tenants';
 import { isUnavailable, unavailable } from '../errors';
 import { tx } from './db';
 import { compileTenant, parseTenant } from './compile';
+import { CONFIG_VERSION_FIELD } from '../domain/config-hash';
 import { triggerAppJson, triggerNames, triggerVersion } from '../domain/points';
 import type { BoostConfig, PointsSystemConfig, ProgramText, TriggerConfig } from '../domain/points';
 import type { AchievementConfig } from '../domain/achievements';
@@ -48,7 +49,7 @@ export interface TenantConfig {
   /**
    * The zone of users who never sent one (retention settings'
    * defaultTimeZone): every place that needs a user's zone asks zoneOr /
-   * zoneIn with it, and the scripts read the same from the hash ('dz').
+   * zoneIn with it, and the scripts read the same from the hash (DEFAULT_ZONE_FIELD).
    */
   defaultZone: string;
   achievementsByKey: Map<string, AchievementConfig>;
@@ -96,7 +97,7 @@ export class TenantConfigs {
   async publish(t: Tenant): Promise<TenantConfig> {
     const fields = await this.compile(t.id);
     // Before the program reaches Redis: no award can name a version not stored yet.
-    await this.keepTriggerVersions(t.id, parseTenant(Object.fromEntries([['ver', fields.ver], ...fields.entries])));
+    await this.keepTriggerVersions(t.id, parseTenant(Object.fromEntries([[CONFIG_VERSION_FIELD, fields.ver], ...fields.entries])));
     const tk = this.keys.tenant(t.slot);
     await configPublishCall(this.engine, tk, { ver: fields.ver, group: FLUSH_GROUP, fields: fields.entries });
     // Read back what is there now: a concurrent publish may have put a newer version.
@@ -117,7 +118,7 @@ export class TenantConfigs {
 
   /** Whether `ver` is still the version published in Redis. */
   async isCurrent(t: Tenant, ver: string): Promise<boolean> {
-    return (await this.redis.hget(this.keys.tenant(t.slot).config, 'ver')) === ver;
+    return (await this.redis.hget(this.keys.tenant(t.slot).config, CONFIG_VERSION_FIELD)) === ver;
   }
 
   forget(slot: number): void {
@@ -142,7 +143,7 @@ export class TenantConfigs {
 
   private async fromRedis(t: Tenant): Promise<TenantConfig> {
     const h = await this.redis.hgetall(this.keys.tenant(t.slot).config);
-    if (!h.ver) throw unavailable('Tenant configuration is not available yet');
+    if (!h[CONFIG_VERSION_FIELD]) throw unavailable('Tenant configuration is not available yet');
     const cfg = parseTenant(h);
     this.cache.set(t.slot, cfg);
     return cfg;

@@ -7,6 +7,7 @@ import { Engine, eventCall, EventArgs, EventReply } from '../../src/engine';
 import { PointsProgram, programText, ScriptPoints } from '../../src/domain/points';
 import { streakProgram } from '../../src/domain/streaks';
 import { dayNumber } from '../../src/domain/time';
+import { CONFIG_VERSION_FIELD, DEFAULT_ZONE_FIELD } from '../../src/domain/config-hash';
 
 /**
  * The Lua rules reached directly: the Functions library loaded into Redis,
@@ -51,7 +52,7 @@ export async function luaRig(t: { teardown(fn: () => unknown): void }): Promise<
     redis,
     async tenant() {
       const tk = keys.tenant(++slot);
-      await redis.hset(tk.config, 'ver', '1', 'dz', 'UTC');
+      await redis.hset(tk.config, CONFIG_VERSION_FIELD, '1', DEFAULT_ZONE_FIELD, 'UTC');
       return tk;
     },
     event(tk, a, prog = {}) {
