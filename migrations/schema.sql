@@ -696,7 +696,7 @@ CREATE TABLE laurel.wrapped_percentiles (
 ALTER TABLE ONLY laurel.events ATTACH PARTITION laurel.events_default DEFAULT;
 
 ALTER TABLE ONLY laurel.achievement_completions
-    ADD CONSTRAINT achievement_completions_pkey PRIMARY KEY (tenant_id, achievement_id, user_id);
+    ADD CONSTRAINT achievement_completions_pkey PRIMARY KEY (tenant_id, achievement_id, user_id) INCLUDE (achieved_at);
 
 ALTER TABLE ONLY laurel.achievements
     ADD CONSTRAINT achievements_pkey PRIMARY KEY (id);
@@ -875,8 +875,6 @@ ALTER TABLE ONLY laurel.webhooks
 ALTER TABLE ONLY laurel.wrapped_percentiles
     ADD CONSTRAINT wrapped_percentiles_pkey PRIMARY KEY (tenant_id, unit, period_start, kind, item_id);
 
-CREATE INDEX achievement_completions_by_time ON laurel.achievement_completions USING btree (tenant_id, achievement_id, achieved_at);
-
 CREATE UNIQUE INDEX api_keys_one_environment ON laurel.api_keys USING btree ((true)) WHERE (source = 'environment'::text);
 
 CREATE INDEX audit_log_newest ON ONLY laurel.audit_log USING btree (at DESC, id DESC);
@@ -903,7 +901,7 @@ CREATE INDEX messages_due ON laurel.messages USING btree (next_attempt_at) WHERE
 
 CREATE INDEX messages_log ON laurel.messages USING btree (tenant_id, created DESC);
 
-CREATE INDEX points_awards_by_time ON laurel.points_awards USING btree (tenant_id, at) INCLUDE (system_id, awarded);
+CREATE INDEX points_awards_by_time ON laurel.points_awards USING brin (at) WITH (autosummarize='on');
 
 CREATE INDEX points_awards_by_user ON laurel.points_awards USING btree (tenant_id, user_id, system_id, seq DESC);
 
@@ -911,7 +909,7 @@ CREATE INDEX rollup_users_by_first ON laurel.rollup_users USING btree (tenant_id
 
 CREATE INDEX streak_pauses_by_user ON laurel.streak_pauses USING btree (tenant_id, user_id);
 
-CREATE INDEX streak_periods_by_period ON laurel.streak_periods USING btree (tenant_id, frequency, period) INCLUDE (user_id, length);
+CREATE INDEX streak_periods_by_period ON laurel.streak_periods USING brin (period int4_minmax_multi_ops) WITH (autosummarize='on');
 
 CREATE INDEX user_erasures_by_ver ON laurel.user_erasures USING btree (tenant_id, ver);
 
