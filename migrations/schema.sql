@@ -885,9 +885,9 @@ CREATE INDEX dead_letters_newest ON laurel.dead_letters USING btree (tenant_id, 
 
 CREATE INDEX events_by_user_metric_date ON ONLY laurel.events USING btree (tenant_id, user_id, metric_id, local_date);
 
-CREATE UNIQUE INDEX events_once ON ONLY laurel.events USING btree (tenant_id, occurred_at, id) INCLUDE (metric_id, user_id, value);
+CREATE UNIQUE INDEX events_once ON ONLY laurel.events USING btree (tenant_id, occurred_at, id);
 
-CREATE UNIQUE INDEX events_default_tenant_id_occurred_at_id_metric_id_user_id_v_idx ON laurel.events_default USING btree (tenant_id, occurred_at, id) INCLUDE (metric_id, user_id, value);
+CREATE UNIQUE INDEX events_default_tenant_id_occurred_at_id_idx ON laurel.events_default USING btree (tenant_id, occurred_at, id);
 
 CREATE INDEX events_default_tenant_id_user_id_metric_id_local_date_idx ON laurel.events_default USING btree (tenant_id, user_id, metric_id, local_date);
 
@@ -921,7 +921,7 @@ CREATE INDEX webhook_deliveries_due ON laurel.webhook_deliveries USING btree (we
 
 CREATE INDEX webhooks_by_tenant ON laurel.webhooks USING btree (tenant_id);
 
-ALTER INDEX laurel.events_once ATTACH PARTITION laurel.events_default_tenant_id_occurred_at_id_metric_id_user_id_v_idx;
+ALTER INDEX laurel.events_once ATTACH PARTITION laurel.events_default_tenant_id_occurred_at_id_idx;
 
 ALTER INDEX laurel.events_by_user_metric_date ATTACH PARTITION laurel.events_default_tenant_id_user_id_metric_id_local_date_idx;
 
