@@ -6,11 +6,16 @@ CREATE FUNCTION laurel.audit_log_append_only() RETURNS trigger
     AS $$
     BEGIN RAISE EXCEPTION 'audit_log is append-only'; END $$;
 
-CREATE FUNCTION laurel.user_state_field(state text, field text) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT
+CREATE FUNCTION laurel.user_state_field(state text, recent text, field text) RETURNS text
+    LANGUAGE sql IMMUTABLE
     AS $$
-  SELECT g->>(i + 1) FROM jsonb_array_elements(state::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
-  WHERE g->>i = field
+  SELECT v FROM (
+    SELECT 1 AS o, g->>(i + 1) AS v FROM jsonb_array_elements(recent::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
+    WHERE g->>i = field
+    UNION ALL
+    SELECT 2, g->>(i + 1) FROM jsonb_array_elements(state::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
+    WHERE g->>i = field) x
+  ORDER BY o LIMIT 1
 $$;
 
 CREATE TABLE laurel.achievement_completions (
@@ -624,7 +629,8 @@ CREATE TABLE laurel.user_erasures (
 CREATE TABLE laurel.user_state (
     tenant_id uuid NOT NULL,
     user_id text NOT NULL,
-    state text NOT NULL
+    state text NOT NULL,
+    recent text
 )
 WITH (fillfactor='70');
 

@@ -180,7 +180,7 @@ t.test('user_state written as jsonb by the previous version is migrated with eve
   const json = `{${Object.entries(old).map(([f, [v, ver]]) => `${JSON.stringify(f)}:[${JSON.stringify(v)},${ver}]`).join(',')}}`;
   await db.query(`INSERT INTO user_state (tenant_id, user_id, fields, ver) VALUES ($1, 'u1', $2::jsonb, 1795705476583000002), ($1, 'u2', '{}', NULL)`, [DEFAULT_TENANT_ID, json]);
   await migrate(db, schema);
-  const rows = (await db.query(`SELECT user_id, state, user_state_field(state, 'tz') AS tz, user_state_field(state, 'n') AS n FROM user_state ORDER BY user_id`)).rows;
+  const rows = (await db.query(`SELECT user_id, state, user_state_field(state, recent, 'tz') AS tz, user_state_field(state, recent, 'n') AS n FROM user_state ORDER BY user_id`)).rows;
   t.same(Object.fromEntries(decodeState(rows[0].state)), old, 'every field with its value and exact version');
   t.same([rows[0].tz, rows[0].n], ['Europe/London', null], 'one field read in SQL; a deleted one reads as absent');
   t.same([...decodeState(rows[1].state)], [], 'an empty hash stays empty');
