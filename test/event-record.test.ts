@@ -36,6 +36,19 @@ async function sql<T = any>(s: TestServer, text: string, args: unknown[] = []): 
   }
 }
 
+/** A schema of its own migrated up to `version`, dropped after the test; `db` (one connection) has it on its search path. */
+async function schemaAt(t: { teardown: (fn: () => Promise<void>) => void }, version: number): Promise<{ db: Pool; schema: string }> {
+  const schema = `test_up_${randomBytes(5).toString('hex')}`;
+  const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
+  t.teardown(async () => {
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.end();
+  });
+  await migrate(db, schema, version);
+  await db.query(`SET search_path TO "${schema}"`);
+  return { db, schema };
+}
+
 const summary = (s: TestServer, user: string) =>
   s.call('GET', `/v1/users/${user}/metrics/steps/event-summary?aggregation=daily&startDate=2026-01-28&endDate=2026-03-12`).then((r) => r.body);
 
@@ -164,14 +177,7 @@ t.test('ids and keys with quotes, backslashes, braces, commas and spaces, or spe
 });
 
 t.test('user_state written as jsonb by the previous version is migrated with every value and version', async (t) => {
-  const schema = `test_up_${randomBytes(5).toString('hex')}`;
-  const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
-  t.teardown(async () => {
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
-  });
-  await migrate(db, schema, 26); // the last step before user_state was packed (migrations/027)
-  await db.query(`SET search_path TO "${schema}"`);
+  const { db, schema } = await schemaAt(t, 26); // the last step before user_state was packed (migrations/027)
   // Field -> [value or null (deleted), version], versions wider than a double holds exactly.
   const old = {
     c: ['1795705435215', '1795705435216000000'], tz: ['Europe/London', '1795705435216000000'], m1: ['33', '1795705476583000002'],
@@ -191,14 +197,7 @@ t.test('user_state written as jsonb by the previous version is migrated with eve
 });
 
 t.test('history written before its time indexes became BRIN is still found by the analytics and rankings that read it by time', async (t) => {
-  const schema = `test_up_${randomBytes(5).toString('hex')}`;
-  const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
-  t.teardown(async () => {
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
-  });
-  await migrate(db, schema, 28); // the last step with B-tree time indexes (migrations/029)
-  await db.query(`SET search_path TO "${schema}"`);
+  const { db, schema } = await schemaAt(t, 28); // the last step with B-tree time indexes (migrations/029)
   const [system, trigger, achievement] = [randomUUID(), randomUUID(), randomUUID()];
   await db.query(
     `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, awarded, total, at, local_date)
