@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const fb = require(path) as FlushBatch;
       // user_state as a Postgres would hold it: what the last round wrote, read back (merged in Node).
-      const states = new Map<string, string>();
+      const states = new Map<string, { state: string; recent: string | null }>();
       const round = async () => {
         for (const entries of batches) {
           const batch = new fb.Batch(entries);
@@ -75,9 +75,12 @@ async function main(): Promise<void> {
               const text = typeof q === 'string' ? q : q.text;
               for (const x of (typeof q === 'string' ? v : q.values) ?? []) prepareValue(x);
               if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
-              const values = (typeof q === 'string' ? v : q.values) as string[][];
-              if (text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u)).map((u) => ({ user_id: u, state: states.get(u) })) };
-              if (text.includes('user_state') && Array.isArray(values[2])) values[1]!.forEach((u, i) => states.set(u, values[2]![i]!));
+              const values = (typeof q === 'string' ? v : q.values) as (string | null)[][];
+              if (text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
+              // An update passes state null where it keeps it.
+              if (text.includes('user_state') && Array.isArray(values[2])) {
+                values[1]!.forEach((u, i) => states.set(u!, { state: values[2]![i] ?? states.get(u!)!.state, recent: values[3]?.[i] ?? null }));
+              }
               return { rows: [] };
             },
           };

@@ -6,11 +6,16 @@ CREATE FUNCTION laurel.audit_log_append_only() RETURNS trigger
     AS $$
     BEGIN RAISE EXCEPTION 'audit_log is append-only'; END $$;
 
-CREATE FUNCTION laurel.user_state_field(state text, field text) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT
+CREATE FUNCTION laurel.user_state_field(state text, recent text, field text) RETURNS text
+    LANGUAGE sql IMMUTABLE
     AS $$
-  SELECT g->>(i + 1) FROM jsonb_array_elements(state::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
-  WHERE g->>i = field
+  SELECT v FROM (
+    SELECT 1 AS o, g->>(i + 1) AS v FROM jsonb_array_elements(recent::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
+    WHERE g->>i = field
+    UNION ALL
+    SELECT 2, g->>(i + 1) FROM jsonb_array_elements(state::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
+    WHERE g->>i = field) x
+  ORDER BY o LIMIT 1
 $$;
 
 CREATE TABLE laurel.achievement_completions (
@@ -624,7 +629,8 @@ CREATE TABLE laurel.user_erasures (
 CREATE TABLE laurel.user_state (
     tenant_id uuid NOT NULL,
     user_id text NOT NULL,
-    state text NOT NULL
+    state text NOT NULL,
+    recent text
 )
 WITH (fillfactor='70');
 
@@ -696,7 +702,7 @@ CREATE TABLE laurel.wrapped_percentiles (
 ALTER TABLE ONLY laurel.events ATTACH PARTITION laurel.events_default DEFAULT;
 
 ALTER TABLE ONLY laurel.achievement_completions
-    ADD CONSTRAINT achievement_completions_pkey PRIMARY KEY (tenant_id, achievement_id, user_id);
+    ADD CONSTRAINT achievement_completions_pkey PRIMARY KEY (tenant_id, achievement_id, user_id) INCLUDE (achieved_at);
 
 ALTER TABLE ONLY laurel.achievements
     ADD CONSTRAINT achievements_pkey PRIMARY KEY (id);
@@ -875,8 +881,6 @@ ALTER TABLE ONLY laurel.webhooks
 ALTER TABLE ONLY laurel.wrapped_percentiles
     ADD CONSTRAINT wrapped_percentiles_pkey PRIMARY KEY (tenant_id, unit, period_start, kind, item_id);
 
-CREATE INDEX achievement_completions_by_time ON laurel.achievement_completions USING btree (tenant_id, achievement_id, achieved_at);
-
 CREATE UNIQUE INDEX api_keys_one_environment ON laurel.api_keys USING btree ((true)) WHERE (source = 'environment'::text);
 
 CREATE INDEX audit_log_newest ON ONLY laurel.audit_log USING btree (at DESC, id DESC);
@@ -887,9 +891,9 @@ CREATE INDEX dead_letters_newest ON laurel.dead_letters USING btree (tenant_id, 
 
 CREATE INDEX events_by_user_metric_date ON ONLY laurel.events USING btree (tenant_id, user_id, metric_id, local_date);
 
-CREATE UNIQUE INDEX events_once ON ONLY laurel.events USING btree (tenant_id, occurred_at, id) INCLUDE (metric_id, user_id, value);
+CREATE UNIQUE INDEX events_once ON ONLY laurel.events USING btree (tenant_id, occurred_at, id);
 
-CREATE UNIQUE INDEX events_default_tenant_id_occurred_at_id_metric_id_user_id_v_idx ON laurel.events_default USING btree (tenant_id, occurred_at, id) INCLUDE (metric_id, user_id, value);
+CREATE UNIQUE INDEX events_default_tenant_id_occurred_at_id_idx ON laurel.events_default USING btree (tenant_id, occurred_at, id);
 
 CREATE INDEX events_default_tenant_id_user_id_metric_id_local_date_idx ON laurel.events_default USING btree (tenant_id, user_id, metric_id, local_date);
 
@@ -903,7 +907,7 @@ CREATE INDEX messages_due ON laurel.messages USING btree (next_attempt_at) WHERE
 
 CREATE INDEX messages_log ON laurel.messages USING btree (tenant_id, created DESC);
 
-CREATE INDEX points_awards_by_time ON laurel.points_awards USING btree (tenant_id, at) INCLUDE (system_id, awarded);
+CREATE INDEX points_awards_by_time ON laurel.points_awards USING brin (at) WITH (autosummarize='on');
 
 CREATE INDEX points_awards_by_user ON laurel.points_awards USING btree (tenant_id, user_id, system_id, seq DESC);
 
@@ -911,7 +915,7 @@ CREATE INDEX rollup_users_by_first ON laurel.rollup_users USING btree (tenant_id
 
 CREATE INDEX streak_pauses_by_user ON laurel.streak_pauses USING btree (tenant_id, user_id);
 
-CREATE INDEX streak_periods_by_period ON laurel.streak_periods USING btree (tenant_id, frequency, period) INCLUDE (user_id, length);
+CREATE INDEX streak_periods_by_period ON laurel.streak_periods USING brin (period int4_minmax_multi_ops) WITH (autosummarize='on');
 
 CREATE INDEX user_erasures_by_ver ON laurel.user_erasures USING btree (tenant_id, ver);
 
@@ -923,7 +927,7 @@ CREATE INDEX webhook_deliveries_due ON laurel.webhook_deliveries USING btree (we
 
 CREATE INDEX webhooks_by_tenant ON laurel.webhooks USING btree (tenant_id);
 
-ALTER INDEX laurel.events_once ATTACH PARTITION laurel.events_default_tenant_id_occurred_at_id_metric_id_user_id_v_idx;
+ALTER INDEX laurel.events_once ATTACH PARTITION laurel.events_default_tenant_id_occurred_at_id_idx;
 
 ALTER INDEX laurel.events_by_user_metric_date ATTACH PARTITION laurel.events_default_tenant_id_user_id_metric_id_local_date_idx;
 

@@ -4,6 +4,9 @@ import { Pool } from 'pg';
 import { startServer, TestServer } from './helpers/harness';
 import { migrate, DEFAULT_TENANT_ID } from '../src/store/migrations';
 import { decodeState, mergeFields } from '../src/store/user-state';
+import { openTriggerPoints } from '../src/store/activity-record';
+import { achievementCompletions, streakLengthCounts } from '../src/store/analytics';
+import { latestLengths } from '../src/store/streak-periods';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
 /** The schema version before the events table was partitioned by month. */
@@ -31,6 +34,19 @@ async function sql<T = any>(s: TestServer, text: string, args: unknown[] = []): 
   } finally {
     await db.end();
   }
+}
+
+/** A schema of its own migrated up to `version`, dropped after the test; `db` (one connection) has it on its search path. */
+async function schemaAt(t: { teardown: (fn: () => Promise<void>) => void }, version: number): Promise<{ db: Pool; schema: string }> {
+  const schema = `test_up_${randomBytes(5).toString('hex')}`;
+  const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
+  t.teardown(async () => {
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.end();
+  });
+  await migrate(db, schema, version);
+  await db.query(`SET search_path TO "${schema}"`);
+  return { db, schema };
 }
 
 const summary = (s: TestServer, user: string) =>
@@ -161,14 +177,7 @@ t.test('ids and keys with quotes, backslashes, braces, commas and spaces, or spe
 });
 
 t.test('user_state written as jsonb by the previous version is migrated with every value and version', async (t) => {
-  const schema = `test_up_${randomBytes(5).toString('hex')}`;
-  const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
-  t.teardown(async () => {
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
-  });
-  await migrate(db, schema, 26); // the last step before user_state was packed (migrations/027)
-  await db.query(`SET search_path TO "${schema}"`);
+  const { db, schema } = await schemaAt(t, 26); // the last step before user_state was packed (migrations/027)
   // Field -> [value or null (deleted), version], versions wider than a double holds exactly.
   const old = {
     c: ['1795705435215', '1795705435216000000'], tz: ['Europe/London', '1795705435216000000'], m1: ['33', '1795705476583000002'],
@@ -177,7 +186,7 @@ t.test('user_state written as jsonb by the previous version is migrated with eve
   const json = `{${Object.entries(old).map(([f, [v, ver]]) => `${JSON.stringify(f)}:[${JSON.stringify(v)},${ver}]`).join(',')}}`;
   await db.query(`INSERT INTO user_state (tenant_id, user_id, fields, ver) VALUES ($1, 'u1', $2::jsonb, 1795705476583000002), ($1, 'u2', '{}', NULL)`, [DEFAULT_TENANT_ID, json]);
   await migrate(db, schema);
-  const rows = (await db.query(`SELECT user_id, state, user_state_field(state, 'tz') AS tz, user_state_field(state, 'n') AS n FROM user_state ORDER BY user_id`)).rows;
+  const rows = (await db.query(`SELECT user_id, state, user_state_field(state, recent, 'tz') AS tz, user_state_field(state, recent, 'n') AS n FROM user_state ORDER BY user_id`)).rows;
   t.same(Object.fromEntries(decodeState(rows[0].state)), old, 'every field with its value and exact version');
   t.same([rows[0].tz, rows[0].n], ['Europe/London', null], 'one field read in SQL; a deleted one reads as absent');
   t.same([...decodeState(rows[1].state)], [], 'an empty hash stays empty');
@@ -185,4 +194,31 @@ t.test('user_state written as jsonb by the previous version is migrated with eve
   const fields = decodeState(rows[0].state);
   mergeFields(fields, new Map([['m1', ['30', '1795705450732000003']], ['tz', ['UTC', '1795705476583000003']]]));
   t.same([fields.get('m1')![0], fields.get('tz')![0]], ['33', 'UTC']);
+});
+
+t.test('history written before its time indexes became BRIN is still found by the analytics and rankings that read it by time', async (t) => {
+  const { db, schema } = await schemaAt(t, 28); // the last step with B-tree time indexes (migrations/029)
+  const [system, trigger, achievement] = [randomUUID(), randomUUID(), randomUUID()];
+  await db.query(
+    `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, awarded, total, at, local_date)
+     VALUES ($2, $1, 'u1', $3, $4, 5, 5, '2026-03-01T10:00:00Z', '2026-03-01'), ($5, $1, 'u2', $3, $4, -2, 7, '2026-03-02T10:00:00Z', '2026-03-02')`,
+    [DEFAULT_TENANT_ID, randomUUID(), system, trigger, randomUUID()],
+  );
+  await db.query(`INSERT INTO achievements (id, tenant_id, slot, key, name, status, trigger, created, updated) VALUES ($2, $1, 1, 'a', 'A', 'active', 'api', now(), now())`, [DEFAULT_TENANT_ID, achievement]);
+  await db.query(`INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at) VALUES ($1, $2, 'u1', '2026-03-01T10:00:00Z'), ($1, $2, 'u2', '2026-03-05T10:00:00Z')`,
+    [DEFAULT_TENANT_ID, achievement]);
+  await db.query(`INSERT INTO streak_periods (tenant_id, user_id, frequency, period, length, used_freeze, used_pause)
+    VALUES ($1, 'u1', 'd', 100, 1, false, false), ($1, 'u1', 'd', 101, 2, false, false), ($1, 'u2', 'd', 101, 1, false, false), ($1, 'u2', 'w', 14, 1, false, false)`,
+    [DEFAULT_TENANT_ID]);
+  await migrate(db, schema);
+  // Read through the indexes, their block ranges summarized as autovacuum would.
+  await db.query(`SELECT brin_summarize_new_values('points_awards_by_time'), brin_summarize_new_values('streak_periods_by_period')`);
+  await db.query('SET enable_seqscan = off');
+  // The daily rollups and the open days' analytics read awards by time.
+  t.same(await openTriggerPoints(db, DEFAULT_TENANT_ID, new Date('2026-03-02T00:00:00Z'), new Date('2026-03-03T00:00:00Z'), null),
+    [{ date: '2026-03-02', systemId: system, triggerId: trigger, issued: 0, consumed: 2, awards: 1 }]);
+  t.same(await achievementCompletions(db, DEFAULT_TENANT_ID, new Date('2026-03-02T00:00:00Z'), new Date('2026-03-10T00:00:00Z')),
+    [{ achievementId: achievement, key: 'a', name: 'A', completions: 1, completedBy: 2 }]);
+  t.same(await streakLengthCounts(db, DEFAULT_TENANT_ID, 'd', 100, 101), [{ length: 1, users: 1 }, { length: 2, users: 1 }]);
+  t.same(await latestLengths(db, DEFAULT_TENANT_ID, 'd'), [{ userId: 'u1', length: 2 }, { userId: 'u2', length: 1 }]);
 });

@@ -2,6 +2,7 @@ import t from 'tap';
 import { sharedRedis, startServer } from './helpers/harness';
 import { FLUSH_GROUP } from '../src/redis/keys';
 import { stateValues } from '../src/store/user-state';
+import { LAST_CHANGE_FIELD } from '../src/domain/user-hash';
 
 // At least once means a batch can arrive twice (a crash between commit and
 // acknowledgement): the second time must change nothing in Postgres.
@@ -38,7 +39,7 @@ t.test('a replayed batch changes nothing', async (t) => {
       ranks: await q('SELECT user_id, previous_rank, rank, value FROM leaderboard_events ORDER BY user_id, seq'),
       completions: await q('SELECT achievement_id, user_id FROM achievement_completions ORDER BY user_id'),
       users: await q('SELECT id, name FROM users ORDER BY id'),
-      fields: (await q('SELECT user_id, state FROM user_state ORDER BY user_id')).map((r) => [r.user_id, [...stateValues(r.state)].sort()]),
+      fields: (await q('SELECT user_id, state, recent FROM user_state ORDER BY user_id')).map((r) => [r.user_id, [...stateValues(r.state, r.recent)].sort()]),
     };
   };
   const once = await snapshot();
@@ -66,8 +67,8 @@ t.test('a late batch never overwrites newer fields', async (t) => {
   const [first] = await r.xrange(stream, '-', '+');
   await s.app.flusher.drain();
   const state = async () => {
-    const { rows } = await s.app.ctx.db.query(`SELECT state FROM user_state WHERE user_id = 'a'`);
-    return Object.fromEntries(stateValues(rows[0].state));
+    const { rows } = await s.app.ctx.db.query(`SELECT state, recent FROM user_state WHERE user_id = 'a'`);
+    return Object.fromEntries(stateValues(rows[0].state, rows[0].recent));
   };
   const newest = await state();
   t.equal(newest.n, 'New');
@@ -80,4 +81,30 @@ t.test('a late batch never overwrites newer fields', async (t) => {
   await s.app.flusher.drain();
   t.equal(await r.xlen(stream), 0, 'the late record was flushed');
   t.same(await state(), newest);
+});
+
+// A batch writes the fields it changed beside the stored hash, folded in
+// once they outgrow half of it: what Postgres holds is the hash all along.
+t.test('the stored fields are the user hash after every batch', async (t) => {
+  const s = await startServer(t);
+  await s.app.flusher.stop();
+  await s.metrics(['m1', 'm2', 'm3']);
+  const stored = async () => {
+    const { rows } = await s.app.ctx.db.query(`SELECT state, recent FROM user_state WHERE user_id = 'a'`);
+    return { fields: Object.fromEntries(stateValues(rows[0].state, rows[0].recent)), recent: rows[0].recent !== null };
+  };
+  const hash = async () => {
+    const h = await s.app.ctx.redis.hgetall(s.app.ctx.keys.tenant(0).user('a'));
+    delete h[LAST_CHANGE_FIELD];
+    return h;
+  };
+  const recent: boolean[] = [];
+  for (const [i, metric] of ['m1', 'm1', 'm2', 'm1', 'm3', 'm2', 'm1', 'm3', 'm2', 'm1'].entries()) {
+    await s.event(metric, { user: { id: 'a', name: i === 3 ? 'Renamed' : 'A' }, value: i + 1 });
+    await s.app.flusher.drain();
+    const now = await stored();
+    recent.push(now.recent);
+    t.same(now.fields, await hash(), `after batch ${i + 1}`);
+  }
+  t.ok(recent.some((r, i) => i > 0 && recent[i - 1] && !r), 'batches wrote their changes beside the hash, then folded them in');
 });

@@ -63,7 +63,7 @@ export async function userActivity(
        UNION ALL
        SELECT user_id, first, d1, d7, d30, days, events, weeks FROM live WHERE first BETWEEN $2::date AND $3::date
      )
-     SELECT to_char(p.first, 'YYYY-MM-DD') AS first, coalesce(user_state_field(s.state, $7::text) = '1', false) AS control,
+     SELECT to_char(p.first, 'YYYY-MM-DD') AS first, coalesce(user_state_field(s.state, s.recent, $7::text) = '1', false) AS control,
             coalesce(u.tz, 'UTC') AS zone, CASE WHEN $6::text IS NULL THEN NULL ELSE u.attributes ->> $6 END AS attr,
             p.d1, p.d7, p.d30, bit_count(p.days::bit(30))::int AS days, p.events, p.weeks::bit(${MAX_WEEKS})::text AS weeks
      FROM p

@@ -39,15 +39,15 @@ async function restoreTenant(deps: { db: Pool; redis: RedisClient; keys: Keys; c
   let users = 0;
   let after = '';
   for (;;) {
-    const { rows: page } = await db.query<{ user_id: string; state: string }>(
-      'SELECT user_id, state FROM user_state WHERE tenant_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3',
+    const { rows: page } = await db.query<{ user_id: string; state: string; recent: string | null }>(
+      'SELECT user_id, state, recent FROM user_state WHERE tenant_id = $1 AND user_id > $2 ORDER BY user_id LIMIT $3',
       [t.id, after, PAGE],
     );
     if (page.length === 0) break;
     const pipe = redis.pipeline();
     for (const r of page) {
       const set: string[] = [];
-      for (const [field, value] of stateValues(r.state)) set.push(field, value);
+      for (const [field, value] of stateValues(r.state, r.recent)) set.push(field, value);
       if (set.length) pipe.hset(tk.user(r.user_id), ...set);
       // Rebuilt from Postgres, which holds everything: the user's recent history is known whole.
       pipe.set(tk.recent(r.user_id), encodeRecent(new Map([[TRACKED_FIELD, '1'], ...(recent.get(r.user_id) ?? [])])));

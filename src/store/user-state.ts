@@ -9,10 +9,16 @@ import type { PoolClient } from 'pg';
  *   [[version, field, value, field, value, ...], ...]
  * (a value null: deleted; versions as strings, exact). A version is written
  * once per group instead of once per field, and no jsonb structure is kept
- * around each value: a third of the old row. An update rewrites the row, and
- * Postgres logs only the bytes between the first and the last that differ
- * when the new version stays on the page (fillfactor): the oldest groups
- * (profile, achievements, first-event fields) lead and seldom change.
+ * around each value: a third of the old row.
+ *
+ * Two columns: `state`, the whole hash as of some batch, and `recent`, the
+ * fields batches changed since (newer than state's, so they win). An update
+ * rewrites the row, and Postgres logs only the bytes between the first and
+ * the last that differ when the new version stays on the page (fillfactor);
+ * a text's length leads its bytes, so a column whose length changes is
+ * logged whole. Batches rewrite `recent` alone, the column after `state`,
+ * so what they log is the fields they changed rather than the whole hash;
+ * once `recent` outgrows half of `state`, the two are folded into `state`.
  */
 
 /** A user's stored fields: field -> [value (null: deleted), stream version]. */
@@ -30,10 +36,11 @@ export function decodeState(text: string): StoredFields {
   return out;
 }
 
-/** The fields a user has (deleted ones left out). */
-export function stateValues(text: string): Map<string, string> {
+/** The fields a user has (deleted ones left out), from a row's two columns. */
+export function stateValues(state: string, recent: string | null): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [f, [v]] of decodeState(text)) if (v !== null) out.set(f, v);
+  for (const [f, [v]] of decodeState(state)) if (v !== null) out.set(f, v);
+  if (recent !== null) for (const [f, [v]] of decodeState(recent)) if (v === null) out.delete(f); else out.set(f, v);
   return out;
 }
 
@@ -76,28 +83,46 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
     text: `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':user_state:' || $1, 0))`,
     values: [tenantId],
   });
-  const { rows } = await c.query<{ user_id: string; state: string }>({
+  const { rows } = await c.query<{ user_id: string; state: string; recent: string | null }>({
     name: 'user-state-read',
-    text: 'SELECT user_id, state FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2::text[])',
+    text: 'SELECT user_id, state, recent FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2::text[])',
     values: [tenantId, ids],
   });
-  const stored = new Map(rows.map((r) => [r.user_id, r.state]));
+  const stored = new Map(rows.map((r) => [r.user_id, r]));
   // Rows that exist are updated and new ones inserted, each plainly: an
   // upsert would lock each existing row first, a WAL record of its own.
-  const changed: string[][] = [[], []];
+  // An update leaves `state` as it is (null here) unless recent is folded in.
+  const changed: (string | null)[][] = [[], [], []];
   const created: string[][] = [[], []];
   for (const u of ids) {
     const old = stored.get(u);
-    const fields: StoredFields = old === undefined ? new Map() : decodeState(old);
-    if (!mergeFields(fields, batch.get(u)!) && old !== undefined) continue;
-    const to = old === undefined ? created : changed;
-    to[0]!.push(u);
-    to[1]!.push(encodeState(fields));
+    if (old === undefined) {
+      const fields: StoredFields = new Map();
+      mergeFields(fields, batch.get(u)!);
+      created[0]!.push(u);
+      created[1]!.push(encodeState(fields));
+      continue;
+    }
+    const base = decodeState(old.state);
+    const recent: StoredFields = old.recent === null ? new Map() : decodeState(old.recent);
+    // Fields newer than both columns' go to recent.
+    const fresh: StoredFields = new Map();
+    for (const [f, e] of batch.get(u)!) {
+      const had = base.get(f);
+      if (!had || versionBefore(had[1], e[1])) fresh.set(f, e);
+    }
+    if (!mergeFields(recent, fresh)) continue;
+    const text = encodeState(recent);
+    const fold = text.length * 2 > old.state.length;
+    changed[0]!.push(u);
+    changed[1]!.push(fold ? encodeState(new Map([...base, ...recent])) : null);
+    changed[2]!.push(fold ? null : text);
   }
   if (changed[0]!.length) {
     await c.query({
       name: 'user-state-update',
-      text: `UPDATE user_state SET state = x.s FROM unnest($2::text[], $3::text[]) AS x(u, s) WHERE tenant_id = $1 AND user_id = x.u`,
+      text: `UPDATE user_state SET state = coalesce(x.s, state), recent = x.r FROM unnest($2::text[], $3::text[], $4::text[]) AS x(u, s, r)
+             WHERE tenant_id = $1 AND user_id = x.u`,
       values: [tenantId, ...changed],
     });
   }

@@ -78,14 +78,14 @@ export class WebhookDeriver implements BatchHook {
     if (cfg.streak?.enabled) fields.push(streakField(FREQ_CODE[cfg.streak.frequency]));
     const keep = new Set(fields);
     const tracked = (f: string) => keep.has(f) || f.startsWith(ATTRIBUTE_PREFIX);
-    const { rows } = await c.query<{ user_id: string; state: string }>(
-      'SELECT user_id, state FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2)',
+    const { rows } = await c.query<{ user_id: string; state: string; recent: string | null }>(
+      'SELECT user_id, state, recent FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2)',
       [t.id, ids],
     );
     const state = new Map<string, Map<string, string>>(ids.map((id) => [id, new Map()]));
     for (const r of rows) {
       const mine = state.get(r.user_id)!;
-      for (const [f, value] of stateValues(r.state)) if (tracked(f)) mine.set(f, value);
+      for (const [f, value] of stateValues(r.state, r.recent)) if (tracked(f)) mine.set(f, value);
     }
     return { cfg, state, tracked };
   }
