@@ -2,6 +2,7 @@ import type { Ctx } from '../context';
 import { addDays, DailyRollups } from '../store/rollups';
 import { utcDate } from '../domain/time';
 import { dropMonth, expiredMonths, makePartitions, monthOf } from '../store/event-partitions';
+import { summarizeTimeIndexes } from '../store/time-indexes';
 
 /** How often the partitions are checked (and at every change of month). */
 const CHECK_MS = 3_600_000;
@@ -10,7 +11,8 @@ const CHECK_MS = 3_600_000;
  * Upkeep of the events table's time partitions (store/event-partitions.ts):
  * months made ahead, and with EVENT_RETENTION_DAYS, months wholly past the
  * window dropped, each only once every tenant's daily analytics sums of its
- * days are stored (they are closed long before), so charts still answer.
+ * days are stored (they are closed long before), so charts still answer;
+ * and the history tables' time indexes summarized (store/time-indexes.ts).
  */
 export class EventRecordUpkeep {
   private checkedAt = -Infinity;
@@ -25,6 +27,7 @@ export class EventRecordUpkeep {
     if (monthOf(now) === monthOf(this.checkedAt) && now >= this.checkedAt && now - this.checkedAt < CHECK_MS) return;
     const days = this.ctx.config.eventRetentionDays;
     await makePartitions(this.ctx.db, now, days);
+    await summarizeTimeIndexes(this.ctx.db);
     if (days !== null) {
       for (const m of await expiredMonths(this.ctx.db, now, days)) {
         if (await this.summed(utcDate(Date.parse(m.from)), addDays(utcDate(Date.parse(m.to)), -1))) await dropMonth(this.ctx.db, m.month);
