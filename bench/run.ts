@@ -213,8 +213,13 @@ async function main(): Promise<void> {
 
     // Latency at a steady, moderate rate (open loop), Laurel and the durable baseline.
     const OPEN_RATE = Number(process.env.BENCH_OPEN_RATE ?? 1000);
+    // A warm-up first, as every other target gets: this process was just started, and its first
+    // seconds of compiling the event path would otherwise make the p99.
+    await openLoop(base, adminKey, OPEN_RATE, 3, USERS);
+    await drained(base);
     const steadyLaurel = await openLoop(base, adminKey, OPEN_RATE, READ_SECONDS, USERS);
     await drained(base);
+    await openLoop(durableUrl, adminKey, OPEN_RATE, 3, USERS);
     const steadyDurable = await openLoop(durableUrl, adminKey, OPEN_RATE, READ_SECONDS, USERS);
     // The same rate paced by the C generator (wrk): what is left when the Node client's own delays are not.
     const paced = (name: string, url: string) => runLoad(name, events, { url, seconds: READ_SECONDS, connections: CONNECTIONS, users: USERS, tag: id, rate: OPEN_RATE });
