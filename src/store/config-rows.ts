@@ -1,6 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
 import type { Tenant } from './tenants';
-import type { AttributeFilter } from '../wire/admin';
 
 /**
  * Rows of a tenant's config table, as the Admin API's collections read and
@@ -57,26 +56,4 @@ export async function deleteRows<Row>(c: PoolClient, spec: ConfigTable<Row>, s: 
   const w = where(spec, s);
   const { rows } = await c.query(`DELETE FROM ${spec.table} WHERE ${w.sql} AND id = ANY($3::uuid[]) RETURNING ${spec.cols}`, [...w.params, ids]);
   return rows as (Row & { id: string })[];
-}
-
-/**
- * One item of a batch write in its own savepoint: kept when the write gives
- * its row, undone when it gives the reason it was refused (so a failing item
- * leaves the others applied).
- */
-export async function inSavepoint<T>(c: PoolClient, write: () => Promise<T | string>): Promise<T | string> {
-  await c.query('SAVEPOINT item');
-  const out = await write();
-  await c.query(typeof out === 'string' ? 'ROLLBACK TO SAVEPOINT item' : 'RELEASE SAVEPOINT item');
-  return out;
-}
-
-/** Attribute filters must name attributes of the tenant, of the right kind. */
-export async function attributeFilterProblem(c: PoolClient, s: Scope, filters: AttributeFilter[] | null | undefined, type: 'user' | 'event'): Promise<string | null> {
-  if (!filters?.length) return null;
-  const ids = filters.map((f) => f.attributeId.toLowerCase());
-  const { rows } = await c.query<{ id: string }>('SELECT id FROM attributes WHERE tenant_id = $1 AND type = $2 AND id = ANY($3::uuid[])', [s.tenant.id, type, ids]);
-  const known = new Set(rows.map((r) => r.id));
-  const missing = ids.filter((id) => !known.has(id));
-  return missing.length ? `Unknown ${type} attribute id: ${missing.join(', ')}` : null;
 }

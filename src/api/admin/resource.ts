@@ -4,13 +4,14 @@ import { notFound } from '../../errors';
 import type { Tenant } from '../../store/tenants';
 import { AdminIssue, issueAt, issueFor, type ParsedBatch } from './batch';
 import { configTx } from '../../store/config-tx';
-import { tx, type PoolClient } from '../../store/db';
-import { attributeFilterProblem, ConfigTable, deleteRows, getRow, inSavepoint, listRows, ownerExists, type Scope } from '../../store/config-rows';
-import type { Deleted } from '../../wire/admin';
+import { inSavepoint, tx, type PoolClient } from '../../store/db';
+import { ConfigTable, deleteRows, getRow, listRows, ownerExists, type Scope } from '../../store/config-rows';
+import { attributesAmong } from '../../store/attributes';
+import type { AttributeFilter, Deleted } from '../../wire/admin';
 import { collectionRoutes, type CollectionDoc, type CollectionTypes } from './collection';
 
 // The writes (writes/*) and the configuration document (config/*) name these with Resource.
-export { attributeFilterProblem, getRow, type Scope };
+export { getRow, type Scope };
 
 /** A tenant-scoped config table exposed as an Admin API collection. */
 export interface Resource<Row> extends ConfigTable<Row> {
@@ -74,7 +75,8 @@ async function applyBatch<Item, Row>(
   const rows = await writeTx(ctx, spec, s.tenant, async (c) => {
     const done: Row[] = [];
     for (const { index, item } of items) {
-      const out = await inSavepoint(c, () => apply(c, s, item));
+      // Each item alone: a refused one (a string) is undone and leaves the others applied.
+      const out = await inSavepoint(c, () => apply(c, s, item), (o) => typeof o !== 'string');
       if (typeof out === 'string') issues.push(issueOf(index, item, out));
       else done.push(out);
     }
@@ -134,4 +136,13 @@ export async function rowOf<Row>(ctx: Ctx, spec: Resource<Row>, tenant: Tenant, 
   const row = await getRow(ctx.db, spec, s, id);
   if (!row) throw notFound(`${spec.noun} not found`);
   return { s, row };
+}
+
+/** Attribute filters must name attributes of the tenant, of the right kind. */
+export async function attributeFilterProblem(c: PoolClient, s: Scope, filters: AttributeFilter[] | null | undefined, type: 'user' | 'event'): Promise<string | null> {
+  if (!filters?.length) return null;
+  const ids = filters.map((f) => f.attributeId.toLowerCase());
+  const known = new Set(await attributesAmong(c, s.tenant.id, type, ids));
+  const missing = ids.filter((id) => !known.has(id));
+  return missing.length ? `Unknown ${type} attribute id: ${missing.join(', ')}` : null;
 }
