@@ -103,8 +103,21 @@ export function parseCohortId(id: string): { run: number; tier: number; no: numb
   return m ? { run: Number(m[1]), tier: Number(m[2]), no: Number(m[3]) } : null;
 }
 
-/** The run parameters as the script keeps them in the run's hash (compact JSON). */
-export const paramsArg = (p: RunParams) => JSON.stringify({ sz: p.cohortSize, t: p.tiers.map((t) => [t.promote, t.relegate]) });
+/** The run parameters as the script keeps them in the run's hash (`cf`): cohort size, and each tier's promote and relegate counts. */
+export interface StoredParams {
+  sz: number;
+  t: [number, number][];
+}
+
+export const paramsArg = (p: RunParams) => JSON.stringify({ sz: p.cohortSize, t: p.tiers.map((t) => [t.promote, t.relegate]) } satisfies StoredParams);
+export const parseParams = (cf: string) => JSON.parse(cf) as StoredParams;
+
+/** Where finishing `rank` of `n` in a cohort of `tier` leaves a player: the zone, and the tier of the next run. */
+export function outcomeAt(cf: StoredParams, tier: number, rank: number, n: number): { zone: LeagueZoneName; next: number } {
+  const [promote, relegate] = cf.t[tier]!;
+  const zone = zoneOf(rank, n, cf.sz, { promote, relegate });
+  return { zone, next: tier + NEW_TIER_STEP[zone] };
+}
 
 /** What the event script needs of each league this event may move (see lua/lib/50-leagues.lua). */
 export function eventLeagues(leagues: Iterable<LeagueConfig>, metricId: string, now: number): string {

@@ -4,7 +4,7 @@ import { tx } from '../store/db';
 import { leagueCloseCall } from '../engine';
 import { derivedId } from '../domain/ids';
 import {
-  CLOSED_TICK, cohortId, LeagueConfig, leagueValue, NEW_TIER_STEP, OUTCOME, runAt, runDates, runParams, tierAt, zoneOf,
+  CLOSED_TICK, cohortId, LeagueConfig, leagueValue, OUTCOME, outcomeAt, parseParams, runAt, runDates, runParams, tierAt,
 } from '../domain/leagues';
 import type { WebhookEvent } from '../webhooks/events';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
@@ -57,7 +57,7 @@ export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: numbe
   const tk = ctx.keys.tenant(t.slot);
   await leagueCloseCall(ctx.engine, tk, { slot: l.slot, run: r });
   const run = await ctx.redis.hgetall(tk.leagueRun(l.slot, r));
-  const cf = run.cf ? (JSON.parse(run.cf) as { sz: number; t: [number, number][] }) : null;
+  const cf = run.cf ? parseParams(run.cf) : null;
   const params = runParams(l, r);
   // Every cohort of the run at once (a run of 100,000 participants has about 3,400).
   const cohorts: { tier: number; no: number }[] = [];
@@ -75,10 +75,8 @@ export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: numbe
     const flat = (ranked[i]?.[1] as string[] | undefined) ?? [];
     const n = flat.length / 2;
     if (n) used++;
-    const [promote, relegate] = cf!.t[c.tier]!;
     for (let k = 0; k < n; k++) {
-      const zone = zoneOf(k + 1, n, cf!.sz, { promote, relegate });
-      const nt = c.tier + NEW_TIER_STEP[zone];
+      const { zone, next: nt } = outcomeAt(cf!, c.tier, k + 1, n);
       results.push({
         u: flat[2 * k]!, c: cohortId(r, c.tier, c.no), t: c.tier, tk: tierAt(params, c.tier).key, rk: k + 1,
         v: leagueValue(flat[2 * k + 1]!), o: OUTCOME[zone], nt, ntk: tierAt(params, nt).key,

@@ -1,7 +1,7 @@
 import type { Ctx } from '../context';
 import type { TenantKeys } from '../redis/keys';
 import { userNames } from '../engine';
-import { LeagueConfig, leagueValue, NEW_TIER_STEP, RunParams, zoneOf } from '../domain/leagues';
+import { LeagueConfig, leagueValue, outcomeAt, parseParams, RunParams, type StoredParams } from '../domain/leagues';
 
 export interface CohortRanking {
   rank: number;
@@ -20,9 +20,9 @@ export async function liveCohort(ctx: Ctx, tk: TenantKeys, key: string): Promise
 }
 
 /** The run parameters a run was played with, as the script stored them in the run's hash (null when not there). */
-export async function storedParams(ctx: Ctx, tk: TenantKeys, slot: number, run: number): Promise<{ sz: number; t: [number, number][] } | null> {
+export async function storedParams(ctx: Ctx, tk: TenantKeys, slot: number, run: number): Promise<StoredParams | null> {
   const cf = await ctx.redis.hget(tk.leagueRun(slot, run), 'cf');
-  return cf ? (JSON.parse(cf) as { sz: number; t: [number, number][] }) : null;
+  return cf ? parseParams(cf) : null;
 }
 
 /**
@@ -40,8 +40,7 @@ export async function tierNow(
     tier = place.tier;
     const ck = tk.cohort(l.slot, place.run, place.tier, place.no);
     const [cf, r, n] = await Promise.all([storedParams(ctx, tk, l.slot, place.run), ctx.redis.zrevrank(ck, userId), ctx.redis.zcard(ck)]);
-    const tp = cf?.t[place.tier];
-    if (cf && tp && r !== null) tier += NEW_TIER_STEP[zoneOf(r + 1, n, cf.sz, { promote: tp[0], relegate: tp[1] })];
+    if (cf?.t[place.tier] && r !== null) tier = outcomeAt(cf, place.tier, r + 1, n).next;
   } else {
     tier = Number((await ctx.redis.hget(tk.leagueTiers(l.slot), userId)) ?? 0);
   }

@@ -4,7 +4,7 @@ import type { PoolClient } from 'pg';
 // tables by id. Attributes are keyed within their type.
 
 /** Config tables whose rows carry a key unique in the tenant. */
-type Keyed = 'metrics' | 'achievements' | 'points_systems' | 'leaderboards';
+type Keyed = 'metrics' | 'achievements' | 'points_systems' | 'leaderboards' | 'leagues';
 type AttributeType = 'user' | 'event';
 
 /** The id of the tenant's object with this key (null: none). */

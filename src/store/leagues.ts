@@ -23,11 +23,6 @@ export interface LeagueRow extends Pick<LeagueConfig, 'id' | 'slot' | 'key' | 'n
 export const LEAGUE_COLS = `id, slot, key, name, description, status, rank_by, metric_id, points_system_id, cadence, week_start, time_zone,
   cohort_size, tiers, next_cohort_size, next_tiers, next_from_run, finalized_run`;
 
-/** Whether the tenant has a league with this key. */
-export async function leagueKeyTaken(c: PoolClient, tenantId: string, key: string): Promise<boolean> {
-  return Boolean((await c.query('SELECT 1 FROM leagues WHERE tenant_id = $1 AND key = $2', [tenantId, key])).rowCount);
-}
-
 /** A new league's columns: its config as it starts (no change pending), and the last run counted as finalized. */
 export type NewLeague = Omit<LeagueConfig, 'metricSlot' | 'systemSlot' | 'next'> & { finalizedRun: number };
 

@@ -7,8 +7,9 @@ import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
 import { countMetrics } from '../../../store/metrics';
 import { pointsSystemExists } from '../../../store/points-systems';
+import { idOfKey } from '../../../store/config-keys';
 import {
-  insertLeague, LEAGUE_COLS, leagueKeyTaken, LeagueRow, updateLeagueRow,
+  insertLeague, LEAGUE_COLS, LeagueRow, updateLeagueRow,
 } from '../../../store/leagues';
 import { getRow, Resource, Scope } from '../resource';
 import { retentionSettingsOf } from './retention';
@@ -68,7 +69,7 @@ const tierList = (tiers: Tier[]): Tier[] => tiers.map((t) => ({ key: t.key, name
 
 export async function createLeague(ctx: Ctx, c: PoolClient, s: Scope, item: CreateLeague): Promise<LeagueRow | string> {
   if (!KEY_PATTERN.test(item.key)) return `key: ${KEY_RULE}`;
-  if (await leagueKeyTaken(c, s.tenant.id, item.key)) return `key: "${item.key}" is already used by another league`;
+  if ((await idOfKey(c, s.tenant.id, 'leagues', item.key)) !== null) return `key: "${item.key}" is already used by another league`;
   if (!['daily', 'weekly', 'monthly'].includes(item.cadence)) return `cadence: "${String(item.cadence)}" is not daily, weekly or monthly`;
   const size = item.cohortSize ?? 30;
   const problem = tiersProblem(item.tiers, size);
