@@ -1,6 +1,7 @@
 import t from 'tap';
 import { luaRig } from './helpers/lua';
 import { boardReadCall } from '../src/engine';
+import { attributeField } from '../src/domain/user-hash';
 import { scoreValue, type EventBoard, type ScriptBoard } from '../src/domain/leaderboards';
 
 /** The leaderboard rules of lua/lib/40-leaderboards.lua, called directly. */
@@ -28,7 +29,7 @@ t.test('a board with a breakdown ranks each group apart; a user without the attr
   const tk = await lua.tenant();
   const boards = [board({ bd: ['country', 'plan'] })];
   const join = (userId: string, value: number, attrs: Record<string, string>) =>
-    lua.event(tk, { userId, value, boards, patch: JSON.stringify(Object.fromEntries(Object.entries(attrs).map(([k, v]) => [`a:${k}`, v]))) });
+    lua.event(tk, { userId, value, boards, patch: JSON.stringify(Object.fromEntries(Object.entries(attrs).map(([k, v]) => [attributeField(k), v]))) });
   t.match(changes(await join('a', 5, { country: 'fr', plan: 'pro' })), [{ rk: 1, g: ['fr', 'pro'] }]);
   t.match(changes(await join('b', 3, { country: 'de', plan: 'pro' })), [{ rk: 1, g: ['de', 'pro'] }], 'first in its own group');
   t.match(changes(await join('c', 9, { country: 'fr', plan: 'pro' })), [{ rk: 1 }]);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { luaRig, pointsOf } from './helpers/lua';
 import type { ProgramBoost, ProgramMetricTrigger, ProgramTrigger } from '../src/domain/points';
-import { pointsField } from '../src/domain/user-hash';
+import { attributeField, pointsField } from '../src/domain/user-hash';
 
 /** The points rules of lua/lib/20-points.lua, called directly (no HTTP). */
 const trigger = (p: number, more: Partial<ProgramTrigger> = {}): ProgramTrigger => ({ i: `t${p}`, v: 'v', k: 1, s: 1, si: 'sys', p, ua: [], b: 0, ...more });
@@ -23,7 +23,7 @@ t.test('trigger filters: event and user attributes must match', async (t) => {
   const lua = await luaRig(t);
   const tk = await lua.tenant();
   const prog = { mt: [metric(1, 2, { ea: [['source', 'web']], ua: [['plan', 'pro']] })] };
-  const pro = JSON.stringify({ 'a:plan': 'pro' });
+  const pro = JSON.stringify({ [attributeField('plan')]: 'pro' });
   t.equal(pointsOf(await lua.event(tk, { userId: 'u', value: 1, attributes: '{"source":"app"}', patch: pro }, prog)), undefined, 'other event attribute');
   t.equal(pointsOf(await lua.event(tk, { userId: 'v', value: 1, attributes: '{"source":"web"}' }, prog)), undefined, 'user without the attribute');
   t.equal(pointsOf(await lua.event(tk, { userId: 'u', value: 1, attributes: '{"source":"web"}' }, prog))?.a, 2, 'both match');

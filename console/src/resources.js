@@ -10,6 +10,7 @@ const FILTER = (k, label, when) => ({
   of: [{ k: 'attributeId', label: 'Attribute', type: 'ref', ref: '/admin/v1/attributes' }, { k: 'attributeValue', label: 'Value', max: 255 }],
 });
 const is = (k, ...v) => (values) => v.includes(values[k]);
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 export const metrics = {
   path: '/admin/v1/metrics', title: 'Metrics', noun: 'metric',
@@ -114,7 +115,7 @@ export const leagues = {
     { k: 'metricId', label: 'Metric', type: 'ref', ref: '/admin/v1/metrics', createOnly: true, when: is('rankBy', 'metric') },
     { k: 'pointsSystemId', label: 'Points system', type: 'ref', ref: '/admin/v1/points', createOnly: true, when: is('rankBy', 'points') },
     { k: 'cadence', label: 'Runs', type: 'select', options: ['daily', 'weekly', 'monthly'], required: true, createOnly: true, default: 'weekly' },
-    { k: 'weekStart', label: 'Weeks start on', type: 'select', options: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], createOnly: true, when: is('cadence', 'weekly') },
+    { k: 'weekStart', label: 'Weeks start on', type: 'select', options: WEEKDAYS, createOnly: true, when: is('cadence', 'weekly') },
     { k: 'timeZone', label: 'Time zone of the run boundary (empty: the tenant default)', createOnly: true, max: 100 },
     { k: 'cohortSize', label: 'Cohort size (default 30)', type: 'int', min: 2, max: 100 },
     {
@@ -154,7 +155,7 @@ export const streak = [
     of: [{ k: 'metricId', label: 'Metric', type: 'ref', ref: '/admin/v1/metrics' }, { k: 'threshold', label: 'Threshold', type: 'number', min: 0 }],
   },
   { k: 'mode', label: 'A period counts when', type: 'select', options: ['all', 'any'], required: true },
-  { k: 'weekStart', label: 'Weeks start on', type: 'select', options: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'], required: true },
+  { k: 'weekStart', label: 'Weeks start on', type: 'select', options: WEEKDAYS, required: true },
   { k: 'initialFreezes', label: 'Freezes at start', type: 'int', min: 0, max: 100 },
   { k: 'freezeAutoEarnInterval', label: 'Earn freezes every (days, 0: never)', type: 'int', min: 0, max: 3650 },
   { k: 'freezeAutoEarnAmount', label: 'Freezes earned each time', type: 'int', min: 0, max: 100 },
