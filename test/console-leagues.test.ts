@@ -21,7 +21,11 @@ t.test("the console's leagues page: configuration, tiers and the current cohorts
   t.match(await page.$eval('[data-resource="/admin/v1/leagues"] tbody', (el) => el.textContent), /Weekly.*wk.*metric.*weekly.*America\/New_York.*2.*active/);
   await page.click(`[data-resource="/admin/v1/leagues"] tr[data-id="${made.body.created[0].id}"] .row-actions button`);
   await waitText('[data-league="wk"] tr[data-tier="bronze"]', 'Bronze');
-  t.match(await page.$eval('[data-league="wk"] tr[data-tier="bronze"]', (el) => el.textContent), /Bronze.*bronze.*1.*0.*2/, 'two cohorts of bronze this run');
+  // Cell by cell: name, key, promoted, relegated, and the cohorts opened this run (two of bronze).
+  const cells = await page.$$eval('[data-league="wk"] tr[data-tier="bronze"] td', (tds) => tds.map((td: any) => td.textContent));
+  t.same(cells.slice(0, 4), ['Bronze', 'bronze', '1', '0'], 'the tier as configured');
+  t.match(cells[4], /^2\b/, 'two cohorts of bronze this run');
+  t.equal((await page.$$('[data-league="wk"] tr[data-tier="bronze"] button')).length, 2, 'a button for each cohort');
   // The first cohort's rankings, as the API ranks them.
   await page.click('[data-league="wk"] tr[data-tier="bronze"] button');
   await waitText('[data-league="wk"] table[data-cohort]', 'BOB');
