@@ -48,8 +48,7 @@ import { webhookRoutes } from './api/admin/webhooks';
 import { configRoutes } from './api/admin/config';
 import { adminUserRoutes } from './api/admin/users';
 import { openApiRoute } from './api/openapi/route';
-import type { DescribedDef, RouteDef } from './api/define';
-import { servedRoute } from './api/form-route';
+import { toRoute, type DescribedDef, type RouteDef } from './api/define';
 import { DeadLetters } from './pipeline/dead-letters';
 import { deadLetterRoutes } from './api/admin/dead-letters';
 import { analyticsRoutes } from './api/admin/analytics';
@@ -257,7 +256,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
   // Every Admin API write is recorded in the audit log (api/audited.ts).
   const routes: Route[] = roles.http
     ? audited(ctx, [
-        ...declared.map((d) => servedRoute(ctx, d)),
+        ...declared.map((d) => toRoute(ctx, d)),
         ...consoleRoutes(),
       ])
     : [];

@@ -12,21 +12,15 @@ import type { Tenant } from '../store/tenants';
  * describes it (api/openapi/document.ts), and the compiler checks that the
  * handler returns one of the declared responses.
  *
- * Converting a route (`{ method, pattern, handler(req) }`) to a definition:
- *   1. `pattern` becomes `path`; add `auth`, `operationId`, `tag`, `summary`
- *      (and `description`, `idempotencyKey`…) from its entry in the
- *      api/openapi/*-operations.ts table, then delete that entry;
- *   2. `query: io(typia.http.createValidateQuery<Q>(), typia.json.schema<Q>())`
- *      for the query type the table named (`body: io(typia.createValidate<B>(),
- *      typia.json.schema<B>())` likewise), and read `query.x` instead of
- *      `intParam(req.query, 'x', …)`; `body: true` and `check(…)` go;
- *   3. `handler: async ({ params, query, body, principal, tenant }) => …`:
- *      `req.params[0]!` becomes `params.id` (named after the pattern), the
- *      `identify(ctx, req)` call goes (the definition's `auth` did it);
- *   4. `responses: { 200: { description, schema: typia.json.schema<R>() } }`
- *      and `return ok(value)` (or `answer(201, value)`) instead of `reply(…)`;
- *   5. append its operationId to api/openapi/order.ts only if it must sit at a
- *      given place in the document (new routes need not).
+ * A new route: `route({ method, path: '/v1/things/:id', auth, operationId, tag,
+ * summary, query: io(typia.http.createValidateQuery<Q>(), typia.json.schema<Q>()),
+ * body: io(typia.createValidate<B>(), typia.json.schema<B>()), responses: { 200:
+ * { description, schema: typia.json.schema<R>() } }, handler: async ({ params,
+ * query, body, principal, tenant }) => ok(value) })`, with Q, B and R from
+ * src/wire/, listed in app.ts. `params.id` is named after the pattern; `ok`
+ * or `answer(201, value)` must match a declared response. Append its
+ * operationId to api/openapi/order.ts only if it must sit at a given place
+ * in the document. See docs/development.md.
  */
 
 /** A typia-generated JSON schema standing for type T. */
@@ -66,7 +60,7 @@ export type Answer<R extends Responses> = {
   [S in keyof R & number]: { status: S; body: R[S] extends { schema: Schema<infer T> } ? T : undefined; headers?: Record<string, string> };
 }[keyof R & number];
 
-/** A reply made elsewhere (a service that still answers in HTTP terms): not checked against the declared responses. */
+/** A reply made whole by the handler (HTML, a cached document, a status the declared ones cannot say): not checked against them. */
 export interface Prebuilt {
   prebuilt: Reply;
 }
@@ -111,6 +105,11 @@ export interface RouteDef<P extends string = string, Q = unknown, B = unknown, R
   /** See Route.documents400. */
   documents400?: boolean;
   maxBodyBytes?: number;
+  /**
+   * The body is an HTML form (`application/x-www-form-urlencoded`), read raw
+   * for the handler to parse from `req.body` (`body` describes JSON only).
+   */
+  form?: true;
   handler: (input: Input<P, Q, B>) => Promise<Answer<R> | Prebuilt>;
 }
 
@@ -150,7 +149,7 @@ export function toRoute(ctx: Ctx, def: RouteDef<string, any, any, any, Method>):
   const handler = async (req: Request): Promise<Reply> => {
     let caller = noCaller;
     if (def.auth !== 'none') {
-      // As identifyAdmin (context.ts): the key, then the admin role, then the tenant (account-wide routes take none).
+      // The key, then the admin role, then the tenant (account-wide routes take none).
       const principal = await ctx.auth.authenticate(req.apiKey);
       if (def.auth === 'admin') requireAdmin(principal);
       caller = { principal, tenant: def.tenant === false ? (null as unknown as Tenant) : await ctx.tenants.resolve(principal, req.tenantId) };
@@ -166,7 +165,7 @@ export function toRoute(ctx: Ctx, def: RouteDef<string, any, any, any, Method>):
     method: def.method,
     pattern: def.path,
     handler,
-    ...(def.body ? { body: true } : {}),
+    ...(def.body || def.form ? { body: true } : {}),
     ...(def.documents400 ? { documents400: true } : {}),
     ...(def.maxBodyBytes ? { maxBodyBytes: def.maxBodyBytes } : {}),
   };

@@ -1,7 +1,6 @@
 import type { Ctx } from '../context';
 import type { Reply } from '../http/server';
 import { prebuilt, route } from './define';
-import { formRoute } from './form-route';
 import { channelsOf, NOTIFICATION_TYPES, NotificationType, RETENTION_DEFAULTS } from '../domain/retention';
 import { prefField } from '../domain/user-hash';
 import { userHash } from '../engine';
@@ -85,8 +84,8 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks) {
         return prebuilt(await preferencesPage(token, o.tenant, o.fields, ''));
       },
     }),
-    formRoute({
-      method: 'post', path: '/u/:token', operationId: 'unsubscribe_one_click', tag, auth: 'none',
+    route({
+      method: 'post', path: '/u/:token', operationId: 'unsubscribe_one_click', tag, auth: 'none', form: true,
       summary: "One-click unsubscribe (RFC 8058): no more emails of the link's type to this user",
       description: 'Push and the other types are unchanged. The body (`List-Unsubscribe=One-Click`) is not needed.',
       responses: { 200: { description: 'Unsubscribed (an HTML page)' } },
@@ -101,8 +100,8 @@ export function unsubscribeRoutes(ctx: Ctx, links: UnsubscribeLinks) {
 <p><a href="/u/${esc(token)}">Change your other notification preferences</a></p>`));
       },
     }),
-    formRoute({
-      method: 'post', path: '/u/:token/preferences', operationId: 'unsubscribe_preferences_save', tag, auth: 'none',
+    route({
+      method: 'post', path: '/u/:token/preferences', operationId: 'unsubscribe_preferences_save', tag, auth: 'none', form: true,
       summary: "The preferences page's form (application/x-www-form-urlencoded: each type's name once per channel chosen)",
       responses: { 200: { description: 'The page again, saved (HTML)' } },
       maxBodyBytes: 4096,

@@ -31,10 +31,15 @@ function day(date: string, name: string): Date {
 
 /**
  * A range query: its parameters as an object (each given once), validated by
- * typia with nothing else allowed (an unknown parameter is 422 naming it).
+ * typia with nothing else allowed (an unknown parameter is 422 naming it),
+ * and its range checked (`bounds`: 422) before any handler runs.
  */
 const rangeQuery = <T extends AnalyticsRange>(validate: (x: unknown) => IValidation<T>, schema: Schema<T>) =>
-  io((q: URLSearchParams) => validate(Object.fromEntries(q)), schema);
+  io((q: URLSearchParams) => {
+    const r = validate(Object.fromEntries(q));
+    if (r.success) bounds(r.data);
+    return r;
+  }, schema);
 
 /** The range's first instant and the instant after it ends, checked: real days, in order, at most MAX_RANGE_DAYS. */
 function bounds(q: AnalyticsRange): { start: Date; end: Date } {
@@ -138,7 +143,6 @@ export function analyticsRoutes(ctx: Ctx) {
       ...ranged('streaks', 'Users by the length of their streak alive at the end of the range', typia.json.schema<StreakDistribution>()),
       query: range,
       handler: async ({ tenant, query }) => {
-        bounds(query); // checked as every range (422), though only `to` is read
         await ctx.durable.all(tenant);
         const { frequency, weekStart } = await streakSettingsOf(ctx.db, tenant.id);
         const f = FREQ[frequency];
@@ -168,7 +172,6 @@ export function analyticsRoutes(ctx: Ctx) {
       query: rangeQuery(typia.createValidateEquals<ExperimentQuery>(), typia.json.schema<ExperimentQuery>()),
       responses: { 200: { description: 'The figures', schema: typia.json.schema<ExperimentAnalytics>() } },
       handler: async ({ tenant, query: q }) => {
-        bounds(q);
         const attribute = q.attribute ?? null;
         if (attribute !== null && !(await ctx.configs.get(tenant)).userAttributes.has(attribute)) {
           throw invalid(`Invalid query.attribute: "${attribute}" is not a user attribute`);
@@ -190,7 +193,6 @@ export function analyticsRoutes(ctx: Ctx) {
       query: range,
       responses: { 200: { description: 'The runs, oldest first', schema: typia.json.schema<LeaderboardRunStats[]>() } },
       handler: async ({ tenant, params, query: q }) => {
-        bounds(q);
         const b = (await ctx.configs.get(tenant)).boardsByKey.get(params.key);
         if (!b) throw notFound(`Leaderboard "${params.key}" not found`);
         // The runs starting in the range: from the first run starting on or after `from` to the run holding `to`.

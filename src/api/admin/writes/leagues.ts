@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
 import { canonicalZone } from '../../../domain/time';
-import { LeagueConfig, runAt, runDates, RunParams, Tier } from '../../../domain/leagues';
+import { LeagueConfig, runAt, runDates, runParams, RunParams, Tier } from '../../../domain/leagues';
 import { KEY_PATTERN, KEY_RULE } from '../batch';
 import { nextSlot } from '../../../store/config-tx';
 import { countMetrics } from '../../../store/metrics';
@@ -36,7 +36,7 @@ export const leagues = (now: () => number): Resource<LeagueRow> => ({
   json: (r) => {
     const l = leagueOfRow(r);
     const run = runAt(l, now());
-    const current: RunParams = l.next && run >= l.next.fromRun ? l.next : l;
+    const current = runParams(l, run);
     const out: Record<string, unknown> = {
       id: r.id, key: r.key, name: r.name, description: r.description ?? undefined, rankBy: r.rank_by, cadence: r.cadence,
       weekStart: r.week_start, timeZone: r.time_zone, cohortSize: current.cohortSize, tiers: current.tiers, status: r.status,
@@ -102,7 +102,7 @@ export async function updateLeague(ctx: Ctx, c: PoolClient, s: Scope, item: Patc
   const l = leagueOfRow(row);
   const run = runAt(l, ctx.clock.now());
   // A change whose run has come is the league's own now.
-  let current: RunParams = l.next && run >= l.next.fromRun ? l.next : l;
+  let current = runParams(l, run);
   let next: (RunParams & { fromRun: number }) | null = l.next && run < l.next.fromRun ? l.next : null;
   if (item.tiers !== undefined || item.cohortSize !== undefined) {
     const base = next ?? current;
