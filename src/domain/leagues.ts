@@ -1,6 +1,6 @@
 import { dateFromDay, dayNumber, localDate } from './time';
 import { TIE_BITS } from './leaderboards';
-import type { Cadence, EventLeague, LeagueOutcome, LeagueZoneName } from '../wire/leagues';
+import type { Cadence, EventLeague, LeagueOutcome, LeagueWeekStart, LeagueZoneName } from '../wire/leagues';
 
 /**
  * Leagues (docs/leagues.md): each run, the users who score are put in small
@@ -36,7 +36,7 @@ export interface LeagueConfig extends RunParams {
   systemId: string | null;
   systemSlot: number | null;
   cadence: Cadence;
-  weekStart: string;
+  weekStart: LeagueWeekStart;
   timeZone: string;
   /** Parameters changed by an update, from run `fromRun` on. */
   next: (RunParams & { fromRun: number }) | null;

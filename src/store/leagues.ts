@@ -9,7 +9,7 @@ export interface LeagueRow extends Pick<LeagueConfig, 'id' | 'slot' | 'key' | 'n
   rank_by: LeagueConfig['rankBy'];
   metric_id: string | null;
   points_system_id: string | null;
-  week_start: string;
+  week_start: LeagueConfig['weekStart'];
   time_zone: string;
   cohort_size: number;
   next_cohort_size: number | null;

@@ -17,7 +17,7 @@ import { LEAGUES_ABOUT as about, type AdminLeague, type CreateLeague, type Patch
  * counted in Redis.
  */
 export function leagueAdminRoutes(ctx: Ctx) {
-  const LEAGUES: Resource<LeagueRow> = {
+  const LEAGUES: Resource<LeagueRow, AdminLeague> = {
     ...leagues(() => ctx.clock.now()),
     afterDelete: {
       inTx: (c, s, rows) => deleteLeagueHistory(c, s.tenant.id, rows.map((r) => r.id)),

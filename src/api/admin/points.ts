@@ -24,10 +24,10 @@ export function pointsRoutes(ctx: Ctx) {
       change: (c, s, item) => updateSystem(ctx, c, s, item),
       // A created system with the levels, boosts and triggers created with it.
       createdJson: (r: CreatedSystem) => ({
-        ...(SYSTEMS.json(r) as AdminPointsSystem),
-        ...(r.levels ? { levels: r.levels.map(LEVELS.json) as AdminPointsLevel[] } : {}),
-        ...(r.boosts ? { boosts: r.boosts.map(BOOSTS.json) as AdminPointsBoost[] } : {}),
-        ...(r.triggers ? { triggers: r.triggers.map(TRIGGERS.json) as AdminPointsTrigger[] } : {}),
+        ...SYSTEMS.json(r),
+        ...(r.levels ? { levels: r.levels.map(LEVELS.json) } : {}),
+        ...(r.boosts ? { boosts: r.boosts.map(BOOSTS.json) } : {}),
+        ...(r.triggers ? { triggers: r.triggers.map(TRIGGERS.json) } : {}),
       }),
     }),
     ...resourceRoutes(ctx, TRIGGERS, {

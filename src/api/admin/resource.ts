@@ -14,12 +14,13 @@ import { collectionRoutes, type CollectionDoc, type CollectionTypes } from './co
 export { getRow, type Scope };
 
 /** A tenant-scoped config table exposed as an Admin API collection. */
-export interface Resource<Row> extends ConfigTable<Row> {
+export interface Resource<Row, Item = unknown> extends ConfigTable<Row> {
   /** Collection path, e.g. `/admin/v1/metrics` or `/admin/v1/points/:systemId/levels`. */
   path: string;
   /** Singular noun for messages ("Metric"). */
   noun: string;
-  json(r: Row): unknown;
+  /** The row as the API answers it. */
+  json(r: Row): Item;
   /** Rows the scripts never read (webhooks): written in a plain transaction, with no config version bump. */
   plain?: boolean;
   /** What goes with deleted rows (leagues: their runs' rows, then their Redis keys). */
@@ -98,12 +99,11 @@ export interface ResourceCollection<Row, Item, C, U, CreatedRow, CreatedItem> ex
 /** The five routes of a config collection (see collection.ts), reading and writing a resource's rows. */
 export function resourceRoutes<Row, Item, C extends object, U extends { id: string }, CreatedRow, CreatedItem>(
   ctx: Ctx,
-  spec: Resource<Row>,
+  spec: Resource<Row, Item>,
   c: ResourceCollection<Row, Item, C, U, CreatedRow, CreatedItem>,
 ) {
   const any = spec as Resource<unknown>;
-  // The writes' resources declare their JSON as unknown: its type is the collection's (the schemas' Item).
-  const json = spec.json as (r: Row) => Item;
+  const json = (r: Row) => spec.json(r);
   const createdJson = c.createdJson ?? (json as unknown as (r: CreatedRow) => CreatedItem);
   const read = async (s: Scope, rows: Row[]) => (c.read ? await c.read(s, rows) : rows).map(json);
   const scope = (i: { tenant: Tenant; params: object }) => scopeIn(ctx, any, i.tenant, i.params);

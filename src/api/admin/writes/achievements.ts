@@ -1,3 +1,4 @@
+import type { AdminAchievement } from '../../../wire/admin';
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
@@ -11,22 +12,19 @@ import {
 import { attributeFilterProblem, getRow, Resource, Scope } from '../resource';
 import type { CreateAchievement, PatchAchievement } from '../../../wire/admin';
 
-export const ACHIEVEMENTS: Resource<AchievementRow> = {
+export const ACHIEVEMENTS: Resource<AchievementRow, AdminAchievement> = {
   path: '/admin/v1/achievements',
   table: 'achievements',
   cols: ACHIEVEMENT_COLS,
   order: 'slot',
   noun: 'Achievement',
-  json: (r) => {
-    const out: Record<string, unknown> = {
-      id: r.id, key: r.key, name: r.name, description: r.description, badge: r.badge_url ? { url: r.badge_url } : null,
-      status: r.status, trigger: r.trigger, userAttributes: r.user_attributes,
-    };
-    if (r.trigger === 'metric') Object.assign(out, { metricId: r.metric_id, metricValue: Number(r.metric_value), eventAttributes: r.event_attributes });
-    if (r.trigger === 'streak') out.streakLength = r.streak_length;
-    if (r.trigger === 'achievement') out.prerequisiteIds = r.prerequisite_ids;
-    return out;
-  },
+  json: (r) => ({
+    id: r.id, key: r.key, name: r.name, description: r.description, badge: r.badge_url ? { url: r.badge_url } : null,
+    status: r.status, trigger: r.trigger, userAttributes: r.user_attributes,
+    ...(r.trigger === 'metric' ? { metricId: r.metric_id!, metricValue: Number(r.metric_value), eventAttributes: r.event_attributes } : {}),
+    ...(r.trigger === 'streak' ? { streakLength: r.streak_length! } : {}),
+    ...(r.trigger === 'achievement' ? { prerequisiteIds: r.prerequisite_ids } : {}),
+  }),
 };
 
 async function writeAchievement(ctx: Ctx, c: PoolClient, s: Scope, a: CreateAchievement, id: string | null): Promise<AchievementRow | string> {

@@ -1,3 +1,4 @@
+import type { AdminAttribute } from '../../../wire/admin';
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
@@ -9,7 +10,7 @@ import type { CreateAttribute, UpdateAttribute } from '../../../wire/admin';
 
 // Attribute writes, shared by the Admin API and the configuration document. `key` and `type` are fixed once created.
 
-export const ATTRIBUTES: Resource<AttributeRow> = {
+export const ATTRIBUTES: Resource<AttributeRow, AdminAttribute> = {
   path: '/admin/v1/attributes',
   table: 'attributes',
   cols: ATTRIBUTE_COLS,

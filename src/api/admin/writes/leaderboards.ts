@@ -1,3 +1,4 @@
+import type { AdminLeaderboard } from '../../../wire/admin';
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
@@ -14,25 +15,22 @@ import { getRow, Resource, Scope } from '../resource';
 import type { CreateBoard, PatchBoard } from '../../../wire/admin';
 
 /** The collection; statuses as they stand at `now()` (see statusAt). */
-export const boards = (now: () => number): Resource<BoardRow> => ({
+export const boards = (now: () => number): Resource<BoardRow, AdminLeaderboard> => ({
   path: '/admin/v1/leaderboards',
   table: 'leaderboards',
   cols: BOARD_COLS,
   order: 'slot',
   noun: 'Leaderboard',
-  json: (r) => {
-    const out: Record<string, unknown> = {
-      id: r.id, name: r.name, key: r.key, description: r.description ?? undefined, status: statusAt({ status: r.status, end: r.end_date }, now()), rankBy: r.rank_by,
-      maxParticipants: r.max_participants, start: r.start_date, breakdownAttributes: r.breakdown_attributes,
-    };
-    if (r.metric_id) out.metricId = r.metric_id;
-    if (r.points_system_id) out.pointsSystemId = r.points_system_id;
-    if (r.end_date) out.end = r.end_date;
-    if (r.start_time) out.startTime = r.start_time;
-    if (r.end_time) out.endTime = r.end_time;
-    if (r.run_unit) Object.assign(out, { runUnit: r.run_unit, runInterval: r.run_interval });
-    return out;
-  },
+  json: (r) => ({
+    id: r.id, name: r.name, key: r.key, description: r.description ?? undefined, status: statusAt({ status: r.status, end: r.end_date }, now()), rankBy: r.rank_by,
+    maxParticipants: r.max_participants, start: r.start_date, breakdownAttributes: r.breakdown_attributes,
+    ...(r.metric_id ? { metricId: r.metric_id } : {}),
+    ...(r.points_system_id ? { pointsSystemId: r.points_system_id } : {}),
+    ...(r.end_date ? { end: r.end_date } : {}),
+    ...(r.start_time ? { startTime: r.start_time } : {}),
+    ...(r.end_time ? { endTime: r.end_time } : {}),
+    ...(r.run_unit ? { runUnit: r.run_unit, runInterval: r.run_interval! } : {}),
+  }),
 });
 
 const todayOf = (ctx: Ctx) => utcDate(ctx.clock.now());

@@ -1,3 +1,4 @@
+import type { AdminLeague } from '../../../wire/leagues';
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
@@ -27,7 +28,7 @@ export function leagueOfRow(r: LeagueRow): LeagueConfig {
   };
 }
 
-export const leagues = (now: () => number): Resource<LeagueRow> => ({
+export const leagues = (now: () => number): Resource<LeagueRow, AdminLeague> => ({
   path: '/admin/v1/leagues',
   table: 'leagues',
   cols: LEAGUE_COLS,
@@ -37,15 +38,14 @@ export const leagues = (now: () => number): Resource<LeagueRow> => ({
     const l = leagueOfRow(r);
     const run = runAt(l, now());
     const current = runParams(l, run);
-    const out: Record<string, unknown> = {
+    return {
       id: r.id, key: r.key, name: r.name, description: r.description ?? undefined, rankBy: r.rank_by, cadence: r.cadence,
       weekStart: r.week_start, timeZone: r.time_zone, cohortSize: current.cohortSize, tiers: current.tiers, status: r.status,
       currentRun: { ...runDates(l, run), run, cohorts: current.tiers.map((t, i) => ({ tier: t.key, cohorts: r.cohorts?.[i] ?? 0 })) },
+      ...(r.metric_id ? { metricId: r.metric_id } : {}),
+      ...(r.points_system_id ? { pointsSystemId: r.points_system_id } : {}),
+      ...(l.next && run < l.next.fromRun ? { next: { start: runDates(l, l.next.fromRun).start, cohortSize: l.next.cohortSize, tiers: l.next.tiers } } : {}),
     };
-    if (r.metric_id) out.metricId = r.metric_id;
-    if (r.points_system_id) out.pointsSystemId = r.points_system_id;
-    if (l.next && run < l.next.fromRun) out.next = { start: runDates(l, l.next.fromRun).start, cohortSize: l.next.cohortSize, tiers: l.next.tiers };
-    return out;
   },
 });
 

@@ -1,3 +1,4 @@
+import type { AdminMetric } from '../../../wire/admin';
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
@@ -10,7 +11,7 @@ import type { CreateMetric, UnitType, UpdateMetric } from '../../../wire/admin';
 
 // Metric writes, shared by the Admin API and the configuration document.
 
-export const METRICS: Resource<MetricRow> = {
+export const METRICS: Resource<MetricRow, AdminMetric> = {
   path: '/admin/v1/metrics',
   table: 'metrics',
   cols: METRIC_COLS,

@@ -1,3 +1,4 @@
+import type { AdminPointsBoost, AdminPointsLevel, AdminPointsSystem, AdminPointsTrigger } from '../../../wire/admin';
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from '../../../store/db';
 import type { Ctx } from '../../../context';
@@ -25,7 +26,7 @@ const badgeJson = (url: string | null) => (url ? { url } : null);
 /** A patch's badge as a URL to set (null: remove it; undefined: keep it). */
 const badgeUrlOf = (badge: Badge | undefined) => (badge === undefined ? undefined : (badge?.url ?? null));
 
-export const SYSTEMS: Resource<SystemRow> = {
+export const SYSTEMS: Resource<SystemRow, AdminPointsSystem> = {
   path: '/admin/v1/points',
   table: 'points_systems',
   cols: SYSTEM_COLS,
@@ -35,17 +36,16 @@ export const SYSTEMS: Resource<SystemRow> = {
 };
 export const PARENT = { table: 'points_systems', column: 'system_id', noun: 'Points system' };
 
-export function triggerJson(r: TriggerRow) {
-  const out: Record<string, unknown> = {
+export function triggerJson(r: TriggerRow): AdminPointsTrigger {
+  return {
     id: r.id, type: r.type, points: r.points, status: r.status, userAttributes: r.user_attributes, blockIfOutOfPoints: r.block_if_out_of_points,
+    ...(r.type === 'metric' ? { metricId: r.metric_id!, metricThreshold: r.metric_threshold!, eventAttributes: r.event_attributes } : {}),
+    ...(r.type === 'achievement' ? { achievementId: r.achievement_id! } : {}),
+    ...(r.type === 'streak' ? { streakLength: r.streak_length! } : {}),
+    ...(r.type === 'time' ? { timeUnit: r.time_unit!, timeInterval: r.time_interval! } : {}),
   };
-  if (r.type === 'metric') Object.assign(out, { metricId: r.metric_id, metricThreshold: r.metric_threshold, eventAttributes: r.event_attributes });
-  if (r.type === 'achievement') out.achievementId = r.achievement_id;
-  if (r.type === 'streak') out.streakLength = r.streak_length;
-  if (r.type === 'time') Object.assign(out, { timeUnit: r.time_unit, timeInterval: r.time_interval });
-  return out;
 }
-export const TRIGGERS: Resource<TriggerRow> = {
+export const TRIGGERS: Resource<TriggerRow, AdminPointsTrigger> = {
   path: '/admin/v1/points/:systemId/triggers',
   table: 'points_triggers',
   cols: TRIGGER_COLS,
@@ -54,7 +54,7 @@ export const TRIGGERS: Resource<TriggerRow> = {
   json: triggerJson,
   parent: PARENT,
 };
-export const LEVELS: Resource<LevelRow> = {
+export const LEVELS: Resource<LevelRow, AdminPointsLevel> = {
   path: '/admin/v1/points/:systemId/levels',
   table: 'points_levels',
   cols: LEVEL_COLS,
@@ -64,7 +64,7 @@ export const LEVELS: Resource<LevelRow> = {
   parent: PARENT,
 };
 
-export function boostsResource(ctx: Ctx): Resource<BoostRow> {
+export function boostsResource(ctx: Ctx): Resource<BoostRow, AdminPointsBoost> {
   // Admin views date boosts in UTC; users see them on their own calendar.
   const today = () => utcDate(ctx.clock.now());
   return {

@@ -14,7 +14,7 @@ export const webhookJson = (r: WebhookRow): AdminWebhook => ({
   id: r.id, url: r.url, description: r.description, eventTypes: r.event_types, status: r.status,
   created: r.created.toISOString(), updated: r.updated.toISOString(),
 });
-export const WEBHOOKS: Resource<WebhookRow> = {
+export const WEBHOOKS: Resource<WebhookRow, AdminWebhook> = {
   path: '/admin/v1/webhooks',
   table: 'webhooks',
   cols: WEBHOOK_COLS,
