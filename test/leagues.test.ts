@@ -51,7 +51,7 @@ t.test('joining: first scoring event, oldest cohort with room, the event respons
   const l = await league(s, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: xp!.id, cadence: 'weekly', cohortSize: 4, tiers: TIERS, timeZone: 'UTC' });
   const first = await s.event('xp', { user: { id: 'u1', name: 'Ann' }, value: 10 });
   t.equal(first.status, 201);
-  t.same(first.body.leagues, { wk: { tier: 'bronze', cohortId: `${Math.floor((20522 + 3) / 7)}-0-1`, rank: 1, previousRank: null, value: 10, zone: 'stay' } });
+  t.same(first.body.leagues, { wk: { tier: 'bronze', cohortId: `${Math.floor((20522 - 4) / 7)}-0-1`, rank: 1, previousRank: null, value: 10, zone: 'stay' } });
   t.equal(first.body.leagues.wk.zone, 'stay', 'alone in a cohort of 4: floor(2*1/4) = 0 promoted');
   const cohort = first.body.leagues.wk.cohortId;
   for (const [i, v] of [20, 5, 10].entries()) await s.event('xp', { user: { id: `u${i + 2}` }, value: v });
@@ -108,7 +108,7 @@ t.test('finalization: zones at full and partial cohorts, each step repeated as a
   await league(s, { key: 'wk', name: 'Weekly', rankBy: 'metric', metricId: xp!.id, cadence: 'weekly', cohortSize: 4, tiers: TIERS, timeZone: 'UTC' });
   for (const [u, v] of [['a', 60], ['b', 50], ['c', 40], ['d', 30], ['e', 20], ['f', 10]] as const) await s.event('xp', { user: { id: u }, value: v });
   await s.drain();
-  const run = Math.floor((20522 + 3) / 7);
+  const run = Math.floor((20522 - 4) / 7); // the week, from Monday, of day 20522 (2026-03-10): periodIndexes' numbering
   const { ctx } = s.app;
   const tenant = (await ctx.tenants.all())[0]!;
   const l = (await ctx.configs.get(tenant)).leaguesByKey.get('wk')!;
@@ -211,7 +211,7 @@ t.test('erasure takes the user out of their cohort and history; the export has t
   for (const [u, v] of [['x', 30], ['a', 20], ['y', 10]] as const) await s.event('xp', { user: { id: u }, value: v });
   await s.drain();
   const exp = await s.call('GET', '/admin/v1/users/a/export');
-  t.same(exp.body.leagues, [{ key: 'wk', start: '2026-03-09', end: '2026-03-15', cohortId: `${Math.floor((20522 + 3) / 7)}-0-1`, tier: 'bronze', rank: 1, value: 30, outcome: 'promoted', newTier: 'silver' }]);
+  t.same(exp.body.leagues, [{ key: 'wk', start: '2026-03-09', end: '2026-03-15', cohortId: `${Math.floor((20522 - 4) / 7)}-0-1`, tier: 'bronze', rank: 1, value: 30, outcome: 'promoted', newTier: 'silver' }]);
   const before = (await s.call('GET', '/v1/users/x/leagues/wk')).body.cohort;
   t.same(before.rankings.map((r: { userId: string }) => r.userId), ['x', 'y'], 'a plays silver; x and y bronze');
   const c = (await s.call('GET', '/v1/users/b/leagues/wk')).body;
@@ -222,7 +222,7 @@ t.test('erasure takes the user out of their cohort and history; the export has t
   t.same(after.rankings.map((r: { userId: string; rank: number }) => `${r.rank}:${r.userId}`), ['1:x'], 'y left at once');
   t.equal((await s.call('DELETE', '/admin/v1/users/b')).status, 200);
   t.equal((await s.call('GET', '/v1/users/b/leagues/wk')).status, 404);
-  const old = await s.call('GET', `/v1/leagues/wk/cohorts/${Math.floor((20522 + 3) / 7)}-0-1`);
+  const old = await s.call('GET', `/v1/leagues/wk/cohorts/${Math.floor((20522 - 4) / 7)}-0-1`);
   t.same(old.body.rankings.map((r: { userId: string }) => r.userId), ['a', 'c'], 'b is gone from the finished cohort');
   t.equal((await s.app.ctx.db.query(`SELECT count(*)::int AS n FROM league_results WHERE user_id IN ('b', 'y')`)).rows[0].n, 0);
   // The room y left is filled by the next newcomer.

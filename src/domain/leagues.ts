@@ -1,4 +1,5 @@
-import { dateFromDay, dayNumber, localDate } from './time';
+import { localDate } from './time';
+import { FREQ_CODE, periodDates, periodIndexes } from './streaks';
 import { TIE_BITS } from './leaderboards';
 import type { Cadence, EventLeague, LeagueOutcome, LeagueWeekStart, LeagueZoneName } from '../wire/leagues';
 
@@ -42,18 +43,9 @@ export interface LeagueConfig extends RunParams {
   next: (RunParams & { fromRun: number }) | null;
 }
 
-export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-
-/** Day 0 (1970-01-01) was a Thursday: Monday-based weekday 3. */
-const weekShift = (weekStart: string) => 3 - Math.max(0, WEEKDAYS.indexOf(weekStart as (typeof WEEKDAYS)[number]));
-
-/** The run holding a local date. */
+/** The run holding a local date: the league's cadence counted as a streak counts its periods (domain/streaks.ts). */
 export function runOfDate(l: Pick<LeagueConfig, 'cadence' | 'weekStart'>, date: string): number {
-  const day = dayNumber(date)!;
-  if (l.cadence === 'daily') return day;
-  if (l.cadence === 'weekly') return Math.floor((day + weekShift(l.weekStart)) / 7);
-  const [y, m] = date.split('-').map(Number) as [number, number];
-  return (y - 1970) * 12 + (m - 1);
+  return periodIndexes(date, l.weekStart)[FREQ_CODE[l.cadence]];
 }
 
 /** The run in progress at `now` (ms), in the league's zone. */
@@ -63,16 +55,7 @@ export function runAt(l: Pick<LeagueConfig, 'cadence' | 'weekStart' | 'timeZone'
 
 /** First and last local date of run `r`. */
 export function runDates(l: Pick<LeagueConfig, 'cadence' | 'weekStart'>, r: number): { start: string; end: string } {
-  if (l.cadence === 'daily') return { start: dateFromDay(r), end: dateFromDay(r) };
-  if (l.cadence === 'weekly') {
-    const s = r * 7 - weekShift(l.weekStart);
-    return { start: dateFromDay(s), end: dateFromDay(s + 6) };
-  }
-  const y = 1970 + Math.floor(r / 12);
-  const m = r - (y - 1970) * 12;
-  const first = Date.UTC(y, m, 1) / 86_400_000;
-  const next = Date.UTC(y, m + 1, 1) / 86_400_000;
-  return { start: dateFromDay(first), end: dateFromDay(next - 1) };
+  return periodDates(FREQ_CODE[l.cadence], r, l.weekStart);
 }
 
 /** The parameters run `r` is played with. */
