@@ -1,6 +1,5 @@
 import { localDate } from './time';
 import { FREQ_CODE, periodDates, periodIndexes } from './streaks';
-import { TIE_BITS } from './leaderboards';
 import type { Cadence, EventLeague, LeagueOutcome, LeagueWeekStart, LeagueZoneName } from '../wire/leagues';
 
 /**
@@ -168,9 +167,6 @@ export function leaguesResponse(cfg: LeagueLookup, raw: string | undefined): Rec
 
 /** A closed run's tie counter is at least this (LG_CLOSED in lua/lib/50-leagues.lua). */
 export const CLOSED_TICK = '4503599627370496';
-
-/** A packed cohort score's value (the same packing as leaderboards: see TIE_BITS). */
-export const leagueValue = (score: number | string) => Math.floor(Number(score) / TIE_BITS);
 
 /** The user-hash field of a user's place in a league ('run,tier,cohort,value'; see lua/lib/50-leagues.lua). */
 export const leagueField = (slot: number) => `G${slot}`;

@@ -4,7 +4,7 @@
  */
 import type { RedisClient } from '../redis/client';
 import type { TenantKeys } from '../redis/keys';
-import { CREATED_FIELD, EMAIL_FIELD, NAME_FIELD, ZONE_FIELD } from '../domain/user-hash';
+import { EMAIL_FIELD, isUser, NAME_FIELD, ZONE_FIELD } from '../domain/user-hash';
 
 /** The user's stored zone: null when the user or the field is absent ('' when unknown). */
 export const storedZone = (redis: RedisClient, tk: TenantKeys, userId: string): Promise<string | null> => redis.hget(tk.user(userId), ZONE_FIELD);
@@ -15,7 +15,7 @@ export const storedEmail = (redis: RedisClient, tk: TenantKeys, userId: string):
 /** Every field of the user's hash, null when there is no such user (the hash has no created time). */
 export async function userHash(redis: RedisClient, tk: TenantKeys, userId: string): Promise<Map<string, string> | null> {
   const fields = new Map(Object.entries(await redis.hgetall(tk.user(userId))));
-  return fields.has(CREATED_FIELD) ? fields : null;
+  return isUser(fields) ? fields : null;
 }
 
 /**

@@ -2,9 +2,10 @@ import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import { tx } from '../store/db';
 import { leagueCloseCall } from '../engine';
+import { scoreValue } from '../domain/leaderboards';
 import { derivedId } from '../domain/ids';
 import {
-  CLOSED_TICK, cohortId, LeagueConfig, leagueValue, OUTCOME, outcomeAt, parseParams, runAt, runDates, runParams, tierAt,
+  CLOSED_TICK, cohortId, LeagueConfig, OUTCOME, outcomeAt, parseParams, runAt, runDates, runParams, tierAt,
 } from '../domain/leagues';
 import type { WebhookEvent } from '../webhooks/events';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
@@ -79,7 +80,7 @@ export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: numbe
       const { zone, next: nt } = outcomeAt(cf!, c.tier, k + 1, n);
       results.push({
         u: flat[2 * k]!, c: cohortId(r, c.tier, c.no), t: c.tier, tk: tierAt(params, c.tier).key, rk: k + 1,
-        v: leagueValue(flat[2 * k + 1]!), o: OUTCOME[zone], nt, ntk: tierAt(params, nt).key,
+        v: scoreValue(flat[2 * k + 1]!), o: OUTCOME[zone], nt, ntk: tierAt(params, nt).key,
       });
     }
   });

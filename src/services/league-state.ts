@@ -1,7 +1,8 @@
 import type { Ctx } from '../context';
 import type { TenantKeys } from '../redis/keys';
 import { userNames } from '../engine';
-import { LeagueConfig, leagueValue, outcomeAt, parseParams, RunParams, type StoredParams } from '../domain/leagues';
+import { scoreValue } from '../domain/leaderboards';
+import { LeagueConfig, outcomeAt, parseParams, RunParams, type StoredParams } from '../domain/leagues';
 
 export interface CohortRanking {
   rank: number;
@@ -16,7 +17,7 @@ export async function liveCohort(ctx: Ctx, tk: TenantKeys, key: string): Promise
   const ids: string[] = [];
   for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
   const names = await userNames(ctx.redis, tk, ids);
-  return ids.map((userId, i) => ({ rank: i + 1, userId, userName: names[i] ?? null, value: leagueValue(flat[2 * i + 1]!) }));
+  return ids.map((userId, i) => ({ rank: i + 1, userId, userName: names[i] ?? null, value: scoreValue(flat[2 * i + 1]!) }));
 }
 
 /** The run parameters a run was played with, as the script stored them in the run's hash (null when not there). */
