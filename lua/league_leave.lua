@@ -6,7 +6,7 @@
 -- cohort's), 3 leagueTiers.
 -- ARGV: 1 user id, 2 tier index, 3 cohort number.
 if KEYS[1] ~= KEYS[3] and redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-  local f = 'f' .. ARGV[2]
+  local f = RUN_ROOM_PREFIX .. ARGV[2]
   local at = tonumber(redis.call('HGET', KEYS[2], f) or '1')
   if tonumber(ARGV[3]) < at then redis.call('HSET', KEYS[2], f, ARGV[3]) end
 end

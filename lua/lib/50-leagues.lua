@@ -1,23 +1,20 @@
 -- Leagues (src/domain/leagues.ts, docs/leagues.md): at a user's first
 -- scoring event of a run they join a cohort of their tier, here, inside the
 -- event's own call. Keys (src/redis/keys.ts leaguePrefix): '<p><slot>' state
--- ('d' last run applied to the tiers), '<p><slot>:t' settled tiers,
--- '<p><slot>:<run>' the run ('n<tier>' cohorts opened, 'f<tier>' oldest
--- cohort that may have room, 't' tie counter, 'cf' parameters),
+-- (LEAGUE_APPLIED_FIELD: last run applied to the tiers), '<p><slot>:t' settled
+-- tiers, '<p><slot>:<run>' the run (RUN_OPENED_PREFIX<tier> cohorts opened,
+-- RUN_ROOM_PREFIX<tier> oldest cohort that may have room, RUN_TICK_FIELD tie
+-- counter, RUN_PARAMS_FIELD parameters),
 -- '<p><slot>:<run>:<tier>:<no>' a cohort (packed scores as leaderboards:
 -- value * 2^22 + (2^22 - 1 - tick)). A closed run's tie counter is at least
--- LG_CLOSED: the one HINCRBY an event makes anyway also says whether it may
+-- CLOSED_TICK_VALUE: the one HINCRBY an event makes anyway also says whether it may
 -- still enter the run.
--- The user's place is the hash field G<slot> = 'run,tier,cohort,value'.
-local LG_TIE = TIE_BITS
-local LG_MAX = MAX_VALUE
-local LG_CLOSED = CLOSED_TICK_VALUE
-local LG_CLOSED_TEXT = CLOSED_TICK
+-- The user's place is the hash field LEAGUE_PREFIX<slot> = 'run,tier,cohort,value'.
 
 -- Close a run that exists: no event enters it any more (lua/league_close.lua too).
 local function lg_close(rkey)
-  local t = redis.call('HGET', rkey, 't')
-  if t and tonumber(t) < LG_CLOSED then redis.call('HSET', rkey, 't', LG_CLOSED_TEXT) end
+  local t = redis.call('HGET', rkey, RUN_TICK_FIELD)
+  if t and tonumber(t) < CLOSED_TICK_VALUE then redis.call('HSET', rkey, RUN_TICK_FIELD, CLOSED_TICK) end
 end
 
 -- Zone of rank k (1-based) of n in a cohort of `size`, tier params {promote, relegate}
@@ -33,10 +30,10 @@ end
 -- closed first (its boundary has passed: this event is of a later run), so
 -- it reads exactly as the finalizer ranks it; else the settled tier.
 local function lg_tier(base, uid, prun, ptier, pno)
-  if prun ~= nil and prun > tonumber(redis.call('HGET', base, 'd') or '-1') then
+  if prun ~= nil and prun > tonumber(redis.call('HGET', base, LEAGUE_APPLIED_FIELD) or '-1') then
     local rkey = base .. ':' .. INT[prun]
     lg_close(rkey)
-    local cf = redis.call('HGET', rkey, 'cf')
+    local cf = redis.call('HGET', rkey, RUN_PARAMS_FIELD)
     local ck = rkey .. ':' .. INT[ptier] .. ':' .. INT[pno]
     local r = redis.call('ZREVRANK', ck, uid)
     if cf and r then
@@ -64,7 +61,7 @@ local function lg_update(P, leagues, uid, prefix, metric_slot, delta)
       local st = P.sys[L.ss]
       if st and #st.aw > 0 then d = st.a - st.b end
     end
-    local f = fname('G', L.k)
+    local f = fname(LEAGUE_PREFIX, L.k)
     local g = d ~= nil and d ~= 0 and uget(P.user, f)
     local prun, ptier, pno, pval
     if g then
@@ -76,8 +73,8 @@ local function lg_update(P, leagues, uid, prefix, metric_slot, delta)
     if d ~= nil and d ~= 0 and (member or d > 0) then
       local base = prefix .. INT[L.k]
       local rkey = base .. ':' .. INT[L.r]
-      local tick = redis.call('HINCRBY', rkey, 't', '1')
-      if tick < LG_CLOSED then
+      local tick = redis.call('HINCRBY', rkey, RUN_TICK_FIELD, '1')
+      if tick < CLOSED_TICK_VALUE then
         local p = decode_once(L.cf)
         local tier, no, val, ck, prev_rank, prev_iv
         if member then
@@ -85,27 +82,27 @@ local function lg_update(P, leagues, uid, prefix, metric_slot, delta)
           ck = rkey .. ':' .. INT[tier] .. ':' .. INT[no]
           -- The value ranked so far is the place's (the set holds its floor).
           prev_rank = redis.call('ZREVRANK', ck, uid)
-          if prev_rank then prev_iv = math.max(-LG_MAX, math.min(LG_MAX, math.floor(pval + 1e-9))) end
+          if prev_rank then prev_iv = math.max(-MAX_VALUE, math.min(MAX_VALUE, math.floor(pval + 1e-9))) end
         else
           tier = math.max(0, math.min(#p.t - 1, lg_tier(base, uid, prun, ptier, pno)))
           local tf = INT[tier]
-          local h = redis.call('HMGET', rkey, 'n' .. tf, 'f' .. tf)
+          local h = redis.call('HMGET', rkey, RUN_OPENED_PREFIX .. tf, RUN_ROOM_PREFIX .. tf)
           local n, c0 = tonumber(h[1] or '0'), tonumber(h[2] or '1')
           local c = c0
           -- The oldest cohort with room; all run in one call, so none overfills.
           while c <= n and redis.call('ZCARD', rkey .. ':' .. tf .. ':' .. INT[c]) >= p.sz do c = c + 1 end
-          if c > n then redis.call('HSET', rkey, 'n' .. tf, INT[c], 'cf', L.cf) end
-          if c ~= c0 then redis.call('HSET', rkey, 'f' .. tf, INT[c]) end
+          if c > n then redis.call('HSET', rkey, RUN_OPENED_PREFIX .. tf, INT[c], RUN_PARAMS_FIELD, L.cf) end
+          if c ~= c0 then redis.call('HSET', rkey, RUN_ROOM_PREFIX .. tf, INT[c]) end
           no, val = c, d
           ck = rkey .. ':' .. tf .. ':' .. INT[c]
         end
         val = round_total(val)
         uset(P.user, f, INT[L.r] .. ',' .. INT[tier] .. ',' .. INT[no] .. ',' .. fmt_total(val))
-        local iv = math.max(-LG_MAX, math.min(LG_MAX, math.floor(val + 1e-9)))
+        local iv = math.max(-MAX_VALUE, math.min(MAX_VALUE, math.floor(val + 1e-9)))
         local score
         -- An unchanged value keeps its place (ties go to the first to reach it).
         if prev_iv ~= iv then
-          score = string.format('%d', iv * LG_TIE + (LG_TIE - 1 - (tick % LG_TIE)))
+          score = string.format('%d', iv * TIE_BITS + (TIE_BITS - 1 - (tick % TIE_BITS)))
           redis.call('ZADD', ck, score, uid)
         else
           score = redis.call('ZSCORE', ck, uid)

@@ -1,4 +1,5 @@
 import { localDate } from './time';
+import { LEAGUE_PREFIX } from './user-hash';
 import { FREQ_CODE, periodDates, periodIndexes } from './streaks';
 import type { Cadence, EventLeague, LeagueOutcome, LeagueWeekStart, LeagueZoneName } from '../wire/leagues';
 
@@ -165,11 +166,22 @@ export function leaguesResponse(cfg: LeagueLookup, raw: string | undefined): Rec
   return out;
 }
 
-/** A closed run's tie counter is at least this (LG_CLOSED in lua/lib/50-leagues.lua). */
+/** A closed run's tie counter is at least this (CLOSED_TICK_VALUE in the Lua prelude). */
 export const CLOSED_TICK = '4503599627370496';
 
 /** The user-hash field of a user's place in a league ('run,tier,cohort,value'; see lua/lib/50-leagues.lua). */
-export const leagueField = (slot: number) => `G${slot}`;
+export const leagueField = (slot: number) => `${LEAGUE_PREFIX}${slot}`;
+
+// Fields of a league's Redis hashes (src/redis/keys.ts), which the scripts name through the Lua prelude.
+/** The league's state: the last run whose outcomes are applied to the settled tiers. */
+export const LEAGUE_APPLIED_FIELD = 'd';
+/** A run's tie counter (at least CLOSED_TICK once closed) and its parameters (StoredParams). */
+export const RUN_TICK_FIELD = 't';
+export const RUN_PARAMS_FIELD = 'cf';
+/** Per tier, the cohorts a run opened, and the oldest that may have room. */
+export const RUN_OPENED_PREFIX = 'n';
+export const RUN_ROOM_PREFIX = 'f';
+export const runOpenedField = (tier: number) => `${RUN_OPENED_PREFIX}${tier}`;
 export function parsePlace(raw: string | null | undefined): { run: number; tier: number; no: number; value: number } | null {
   if (!raw) return null;
   const [run, tier, no, value] = raw.split(',');

@@ -39,6 +39,8 @@ export const achievedField = (slot: number) => `${ACHIEVED_PREFIX}${slot}`;
 export const HIGH_WATER_PREFIX = 'h';
 export const TIME_GRANTS_PREFIX = 'g';
 export const RUN_TOTAL_PREFIX = 'L';
+/** A user's place in a league, by league slot ('run,tier,cohort,value'; see lua/lib/50-leagues.lua). */
+export const LEAGUE_PREFIX = 'G';
 
 /** A streak frequency's packed state (domain/streaks parseState), freezes held, first streak day, freezes earned. */
 export const STREAK_PREFIX = 'S';

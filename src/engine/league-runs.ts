@@ -1,6 +1,7 @@
 import type { RedisClient } from '../redis/client';
 import { purgeKeys } from '../redis/purge';
 import type { TenantKeys } from '../redis/keys';
+import { runOpenedField } from '../domain/leagues';
 
 /**
  * The cohorts opened so far in each tier of league runs (plain reads of the
@@ -10,7 +11,7 @@ import type { TenantKeys } from '../redis/keys';
 export async function openCohorts(redis: RedisClient, tk: TenantKeys, runs: { slot: number; run: number; tiers: number }[]): Promise<number[][]> {
   if (runs.length === 0) return [];
   const pipe = redis.pipeline();
-  for (const r of runs) pipe.hmget(tk.leagueRun(r.slot, r.run), ...Array.from({ length: r.tiers }, (_, i) => `n${i}`));
+  for (const r of runs) pipe.hmget(tk.leagueRun(r.slot, r.run), ...Array.from({ length: r.tiers }, (_, i) => runOpenedField(i)));
   const res = (await pipe.exec()) ?? [];
   return runs.map((_, i) => ((res[i]?.[1] as (string | null)[] | undefined) ?? []).map((n) => Number(n ?? 0)));
 }

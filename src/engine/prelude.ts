@@ -15,7 +15,7 @@ import { TIE_BITS, GROUP_SEPARATOR, MAX_VALUE } from '../domain/leaderboards';
 import { RECENT_KEPT, TRACKED_FIELD, RECENT_AWARDS_PREFIX, RECENT_BOARD_PREFIX } from '../domain/recent-history';
 import { HISTORY_KEPT } from '../domain/streaks';
 import { COMPLETIONS_PREFIX, USERS_STAT } from '../domain/achievements';
-import { CLOSED_TICK } from '../domain/leagues';
+import { CLOSED_TICK, LEAGUE_APPLIED_FIELD, RUN_OPENED_PREFIX, RUN_PARAMS_FIELD, RUN_ROOM_PREFIX, RUN_TICK_FIELD } from '../domain/leagues';
 import { CONFIG_VERSION_FIELD, CONTROL_RATIO_FIELD, DEFAULT_ZONE_FIELD } from '../domain/config-hash';
 import { RECORD_FIELD as F, RECORD_KIND as K } from '../domain/change-record';
 
@@ -33,6 +33,7 @@ export const PRELUDE = {
   HIGH_WATER_PREFIX: hash.HIGH_WATER_PREFIX,
   TIME_GRANTS_PREFIX: hash.TIME_GRANTS_PREFIX,
   RUN_TOTAL_PREFIX: hash.RUN_TOTAL_PREFIX,
+  LEAGUE_PREFIX: hash.LEAGUE_PREFIX,
   STREAK_PREFIX: hash.STREAK_PREFIX,
   FREEZES_FIELD: hash.FREEZES_FIELD,
   FREEZE_ANCHOR_FIELD: hash.FREEZE_ANCHOR_FIELD,
@@ -60,6 +61,12 @@ export const PRELUDE = {
   // A closed league run's tie counter (domain/leagues.ts), as text and as a number.
   CLOSED_TICK,
   CLOSED_TICK_VALUE: Number(CLOSED_TICK),
+  // A league's hashes (domain/leagues.ts).
+  LEAGUE_APPLIED_FIELD,
+  RUN_TICK_FIELD,
+  RUN_PARAMS_FIELD,
+  RUN_OPENED_PREFIX,
+  RUN_ROOM_PREFIX,
   // The tenant's config hash (domain/config-hash.ts).
   CONFIG_VERSION_FIELD,
   CONTROL_RATIO_FIELD,

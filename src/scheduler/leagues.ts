@@ -5,7 +5,7 @@ import { leagueCloseCall } from '../engine';
 import { scoreValue } from '../domain/leaderboards';
 import { derivedId } from '../domain/ids';
 import {
-  CLOSED_TICK, cohortId, LeagueConfig, OUTCOME, outcomeAt, parseParams, runAt, runDates, runParams, tierAt,
+  CLOSED_TICK, cohortId, LEAGUE_APPLIED_FIELD, LeagueConfig, OUTCOME, RUN_OPENED_PREFIX, RUN_PARAMS_FIELD, RUN_TICK_FIELD, runOpenedField, outcomeAt, parseParams, runAt, runDates, runParams, tierAt,
 } from '../domain/leagues';
 import type { WebhookEvent } from '../webhooks/events';
 import { enqueue, subscribedTypes } from '../webhooks/outbox';
@@ -58,11 +58,11 @@ export async function makeDurable(ctx: Ctx, t: Tenant, l: LeagueConfig, r: numbe
   const tk = ctx.keys.tenant(t.slot);
   await leagueCloseCall(ctx.engine, tk, { slot: l.slot, run: r });
   const run = await ctx.redis.hgetall(tk.leagueRun(l.slot, r));
-  const cf = run.cf ? parseParams(run.cf) : null;
+  const cf = run[RUN_PARAMS_FIELD] ? parseParams(run[RUN_PARAMS_FIELD]) : null;
   const params = runParams(l, r);
   // Every cohort of the run at once (a run of 100,000 participants has about 3,400).
   const cohorts: { tier: number; no: number }[] = [];
-  if (cf) for (let i = 0; i < cf.t.length; i++) for (let no = 1; no <= Number(run[`n${i}`] ?? 0); no++) cohorts.push({ tier: i, no });
+  if (cf) for (let i = 0; i < cf.t.length; i++) for (let no = 1; no <= Number(run[runOpenedField(i)] ?? 0); no++) cohorts.push({ tier: i, no });
   // Read in slices, so the event loop (and Redis) serves events between them.
   const ranked: [Error | null, unknown][] = [];
   for (let i = 0; i < cohorts.length; i += SLICE_COHORTS) {
@@ -157,7 +157,7 @@ export async function laterSteps(ctx: Ctx, t: Tenant, l: LeagueConfig, r: number
       await pipe.exec();
     }
     // Runs are applied in order, so the mark only moves forward.
-    await ctx.redis.hset(tk.league(l.slot), 'd', String(r));
+    await ctx.redis.hset(tk.league(l.slot), LEAGUE_APPLIED_FIELD, String(r));
     await ctx.db.query(`UPDATE league_runs SET state = 'applied' WHERE tenant_id = $1 AND league_id = $2 AND run = $3`, [t.id, l.id, r]);
     state = 'applied';
   }
@@ -166,16 +166,16 @@ export async function laterSteps(ctx: Ctx, t: Tenant, l: LeagueConfig, r: number
     const run = await ctx.redis.hgetall(runKey);
     const keys: string[] = [];
     for (const f in run) {
-      const m = /^n(\d+)$/.exec(f);
-      if (m) for (let no = 1; no <= Number(run[f]); no++) keys.push(tk.cohort(l.slot, r, Number(m[1]), no));
+      const tier = f.startsWith(RUN_OPENED_PREFIX) ? Number(f.slice(RUN_OPENED_PREFIX.length)) : NaN;
+      if (Number.isInteger(tier)) for (let no = 1; no <= Number(run[f]); no++) keys.push(tk.cohort(l.slot, r, tier, no));
     }
     for (let i = 0; i < keys.length; i += 500) await ctx.redis.unlink(...keys.slice(i, i + 500));
     // The run's hash stays as a closed counter alone, so an event computed just
     // before the boundary and run after this cannot open it again; the one of
     // two runs back (no event can be that late) goes.
-    const rest = Object.keys(run).filter((f) => f !== 't');
+    const rest = Object.keys(run).filter((f) => f !== RUN_TICK_FIELD);
     if (rest.length) await ctx.redis.hdel(runKey, ...rest);
-    await ctx.redis.hset(runKey, 't', CLOSED_TICK);
+    await ctx.redis.hset(runKey, RUN_TICK_FIELD, CLOSED_TICK);
     await ctx.redis.unlink(tk.leagueRun(l.slot, r - 2));
     await tx(ctx.db, async (c) => {
       await c.query('DELETE FROM league_entries WHERE tenant_id = $1 AND league_id = $2 AND run = $3', [t.id, l.id, r]);

@@ -2,7 +2,7 @@ import type { Ctx } from '../context';
 import type { TenantKeys } from '../redis/keys';
 import { userNames } from '../engine';
 import { scoreValue } from '../domain/leaderboards';
-import { LeagueConfig, outcomeAt, parseParams, RunParams, type StoredParams } from '../domain/leagues';
+import { LEAGUE_APPLIED_FIELD, LeagueConfig, outcomeAt, RUN_PARAMS_FIELD, parseParams, RunParams, type StoredParams } from '../domain/leagues';
 
 export interface CohortRanking {
   rank: number;
@@ -22,7 +22,7 @@ export async function liveCohort(ctx: Ctx, tk: TenantKeys, key: string): Promise
 
 /** The run parameters a run was played with, as the script stored them in the run's hash (null when not there). */
 export async function storedParams(ctx: Ctx, tk: TenantKeys, slot: number, run: number): Promise<StoredParams | null> {
-  const cf = await ctx.redis.hget(tk.leagueRun(slot, run), 'cf');
+  const cf = await ctx.redis.hget(tk.leagueRun(slot, run), RUN_PARAMS_FIELD);
   return cf ? parseParams(cf) : null;
 }
 
@@ -36,7 +36,7 @@ export async function tierNow(
   ctx: Ctx, tk: TenantKeys, l: LeagueConfig, p: RunParams, userId: string, place: { run: number; tier: number; no: number } | null,
 ): Promise<number> {
   let tier: number;
-  const done = Number((await ctx.redis.hget(tk.league(l.slot), 'd')) ?? -1);
+  const done = Number((await ctx.redis.hget(tk.league(l.slot), LEAGUE_APPLIED_FIELD)) ?? -1);
   if (place && place.run > done) {
     tier = place.tier;
     const ck = tk.cohort(l.slot, place.run, place.tier, place.no);

@@ -4,7 +4,7 @@ import type { TenantKeys } from '../redis/keys';
 import type { TenantConfig } from './tenant-config';
 import type { Tenant } from './tenants';
 import { scoreTick } from '../domain/leaderboards';
-import { paramsArg, runParams } from '../domain/leagues';
+import { LEAGUE_APPLIED_FIELD, paramsArg, RUN_PARAMS_FIELD, RUN_TICK_FIELD, runOpenedField, runParams } from '../domain/leagues';
 
 /**
  * Rebuild the leagues' Redis state from Postgres (docs/leagues.md): each
@@ -17,7 +17,7 @@ export async function restoreLeagues(db: Pool, redis: RedisClient, tk: TenantKey
   for (const l of cfg.leaguesBySlot.values()) {
     const { rows } = await db.query<{ finalized_run: number }>('SELECT finalized_run FROM leagues WHERE tenant_id = $1 AND id = $2', [t.id, l.id]);
     const finalized = rows[0]?.finalized_run ?? -1;
-    await redis.hset(tk.league(l.slot), 'd', String(finalized));
+    await redis.hset(tk.league(l.slot), LEAGUE_APPLIED_FIELD, String(finalized));
     const tiers = await db.query<{ user_id: string; tier: number }>(
       'SELECT user_id, tier FROM league_tiers WHERE tenant_id = $1 AND league_id = $2 AND tier > 0', [t.id, l.id],
     );
@@ -34,9 +34,10 @@ export async function restoreLeagues(db: Pool, redis: RedisClient, tk: TenantKey
     for (const e of entries.rows) {
       pipe.zadd(tk.cohort(l.slot, e.run, e.tier, e.cohort), e.score, e.user_id);
       let h = runs.get(e.run);
-      if (!h) runs.set(e.run, (h = { t: '0', cf: paramsArg(runParams(l, e.run)) }));
-      h[`n${e.tier}`] = String(Math.max(Number(h[`n${e.tier}`] ?? 0), e.cohort));
-      h.t = String(Math.max(Number(h.t), scoreTick(e.score)));
+      if (!h) runs.set(e.run, (h = { [RUN_TICK_FIELD]: '0', [RUN_PARAMS_FIELD]: paramsArg(runParams(l, e.run)) }));
+      const opened = runOpenedField(e.tier);
+      h[opened] = String(Math.max(Number(h[opened] ?? 0), e.cohort));
+      h[RUN_TICK_FIELD] = String(Math.max(Number(h[RUN_TICK_FIELD]), scoreTick(e.score)));
     }
     for (const [run, h] of runs) pipe.hset(tk.leagueRun(l.slot, run), h);
     await pipe.exec();
