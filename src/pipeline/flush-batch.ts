@@ -6,7 +6,7 @@ import { erasureHash } from '../store/privacy';
 import { UnreadableRecord } from './dead-letters';
 import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRIBED_FIELD, ZONE_FIELD } from '../domain/user-hash';
 import { joinGroup } from '../domain/leaderboards';
-import { StoredFields, versionBefore, writeUserState } from '../store/user-state';
+import { StoredFields, streamVersion, versionBefore, writeUserState } from '../store/user-state';
 import { LeagueEntries, writeLeagueEntries } from '../store/league-record';
 
 /*
@@ -210,12 +210,6 @@ export async function keptAfterErasures(c: PoolClient, tenantId: string, entries
     const ver = erased.get(erasureHash(tenantId, u));
     return ver === undefined || BigInt(streamVersion(id)) > ver;
   });
-}
-
-/** A stream entry id ('ms-seq') as one orderable number. */
-export function streamVersion(id: string): string {
-  const [ms, seq] = id.split('-');
-  return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
 }
 
 /** The version of the oldest of some stream entries ('' when none). */

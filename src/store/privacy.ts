@@ -3,6 +3,7 @@ import { MESSAGE_COLS, messageJson, MessageRow } from './messages';
 import type { Ctx } from '../context';
 import type { Tenant } from './tenants';
 import { tx } from './db';
+import { streamVersion } from './user-state';
 import { TenantConfigs } from './tenant-config';
 import { scanKeys } from '../redis/client';
 import { idempotencySlot } from '../domain/idempotency';
@@ -128,8 +129,7 @@ export async function eraseUser(ctx: Ctx, tenant: Tenant, userId: string): Promi
   // Out of their cohorts first (the others' ranks close up), while the hash still says where they are.
   await leaveLeagues(ctx, tenant, userId);
   const { existed, marker } = await userEraseCall(ctx.engine, tk, { userId, boards, idempotency: idem });
-  const [ms, seq] = marker.split('-');
-  const ver = (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
+  const ver = streamVersion(marker);
   const now = new Date(ctx.clock.now());
 
   const out = await tx(ctx.db, async (c) => {

@@ -24,6 +24,12 @@ import type { PoolClient } from 'pg';
 /** A user's stored fields: field -> [value (null: deleted), stream version]. */
 export type StoredFields = Map<string, [value: string | null, ver: string]>;
 
+/** A stream entry id ('ms-seq') as one orderable number: the version a record gives the fields it writes. */
+export function streamVersion(id: string): string {
+  const [ms, seq] = id.split('-');
+  return (BigInt(ms!) * 1_000_000n + BigInt(seq ?? '0')).toString();
+}
+
 /** Whether one stream version (decimal digits, no leading zeros) is older than another. */
 export const versionBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
 

@@ -6,7 +6,7 @@ import { answer, ok, route } from '../define';
 import { deleteApplicationKeys, insertApplicationKeys, NewApplicationKey, setApplicationKeyLimits } from '../../store/application-keys';
 import { generateKey } from '../../auth/api-keys';
 import { defaultBurst } from '../../auth/rate-limit';
-import { AdminIssue, batchIo, issueFor } from './batch';
+import { batchIo, deletedOf, issueFor } from './batch';
 import type {
   ApplicationKey, Batch, CreateKey, Created, Deleted, IdsQuery, RateLimit, RateLimitInput, UpdateKey, Updated, UpdatedKey,
 } from '../../wire/admin';
@@ -91,9 +91,7 @@ export function apiKeyRoutes(ctx: Ctx) {
           ctx.auth.forget(r.prefix);
           await ctx.broadcast(`key:${r.prefix}`);
         }
-        const gone = new Set(rows.map((r) => r.id));
-        const issues: AdminIssue[] = ids.filter((id) => !gone.has(id)).map((id) => issueFor(id, 'Application API key not found'));
-        return ok({ deleted: rows.map((r) => ({ id: r.id })), issues });
+        return ok(deletedOf(ids, rows.map((r) => r.id), 'Application API key not found'));
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import type { IValidation } from 'typia';
 import { invalid } from '../../errors';
 import { describe } from '../../http/body';
-import type { AdminIssue, Batch } from '../../wire/admin';
+import type { AdminIssue, Batch, Deleted } from '../../wire/admin';
 import type { Io, Schema } from '../define';
 
 export type { AdminIssue };
@@ -44,6 +44,12 @@ export const batchIo = <T>(validate: (x: unknown) => IValidation<T>, schema: Sch
 
 export const issueAt = (index: number, message: string): AdminIssue => ({ index, severity: 'error', message });
 export const issueFor = (id: string, message: string): AdminIssue => ({ id, severity: 'error', message });
+
+/** A delete by ids' answer: the ids deleted, and an issue for each asked for and not found. */
+export function deletedOf(asked: readonly string[], gone: readonly string[], notFoundMessage: string): Deleted {
+  const found = new Set(gone);
+  return { deleted: gone.map((id) => ({ id })), issues: asked.filter((id) => !found.has(id)).map((id) => issueFor(id, notFoundMessage)) };
+}
 
 /**
  * Keys of metrics, attributes and the like. `__proto__` is refused: keys

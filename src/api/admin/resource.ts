@@ -2,7 +2,7 @@ import type { Ctx } from '../../context';
 import { uuidParam } from '../../http/body';
 import { notFound } from '../../errors';
 import type { Tenant } from '../../store/tenants';
-import { AdminIssue, issueAt, issueFor, type ParsedBatch } from './batch';
+import { AdminIssue, deletedOf, issueAt, issueFor, type ParsedBatch } from './batch';
 import { configTx } from '../../store/config-tx';
 import { inSavepoint, tx, type PoolClient } from '../../store/db';
 import { ConfigTable, deleteRows, getRow, listRows, ownerExists, type Scope } from '../../store/config-rows';
@@ -56,8 +56,7 @@ async function deleteByIds<Row>(ctx: Ctx, spec: Resource<Row>, s: Scope, ids: st
     return rows;
   });
   if (deleted.length) await spec.afterDelete?.committed?.(s, deleted);
-  const gone = new Set(deleted.map((r) => r.id));
-  return { deleted: deleted.map((r) => ({ id: r.id })), issues: ids.filter((id) => !gone.has(id)).map((id) => issueFor(id, `${spec.noun} not found`)) };
+  return deletedOf(ids, deleted.map((r) => r.id), `${spec.noun} not found`);
 }
 
 /**

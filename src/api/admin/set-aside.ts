@@ -3,7 +3,7 @@ import { idsParam, uuidParam } from '../../http/body';
 import { notFound } from '../../errors';
 import { ok, route, type Schema } from '../define';
 import type { Deleted, IdsQuery } from '../../wire/admin';
-import { issueFor } from './batch';
+import { deletedOf } from './batch';
 import { listQuery, pageOf } from './collection';
 
 /** Records set aside for an admin to look at (dead letters, rejected batch items), by tenant. */
@@ -67,8 +67,7 @@ export function setAsideRoutes<P extends string, T>(store: SetAside<T>, s: Spec<
       responses: { 200: { description: s.discard.answer, schema: typia.json.schema<Deleted>() } },
       handler: async ({ tenant, req }) => {
         const ids = idsParam(req.query);
-        const gone = new Set(await store.discard(tenant.id, ids));
-        return ok({ deleted: [...gone].map((id) => ({ id })), issues: ids.filter((id) => !gone.has(id)).map((id) => issueFor(id, `${s.noun} not found`)) });
+        return ok(deletedOf(ids, await store.discard(tenant.id, ids), `${s.noun} not found`));
       },
     }),
   ];
