@@ -255,3 +255,18 @@ t.test('a repeating board finished through the Admin API keeps answering the run
   t.same(ranks(last), ['1:a:4']);
   t.match((await s.call('GET', '/v1/users/a/leaderboards/daily')).body, { status: 'finished', rank: 1, value: 4 });
 });
+
+t.test("a run finalized while its events are still on the way to Postgres stays finished (no live entries come back)", async (t) => {
+  // No background role: nothing flushes unless asked, so the run's record is still in the stream when it is finalized.
+  const s = await startServer(t, {}, { http: true, background: false });
+  const { steps } = await s.metrics(['steps']);
+  await s.call('POST', '/admin/v1/leaderboards', { body: [{ key: 'daily', name: 'Daily', rankBy: 'metric', metricId: steps!.id, start: '2026-03-01', runUnit: 'day', runInterval: 1, status: 'active' }] });
+  t.equal((await s.event('steps', { user: { id: 'u1' }, value: 5 })).status, 201);
+  s.clock.advance(2 * 86_400_000);
+  await s.app.scheduler.runOnce();
+  const tenant = (await s.app.ctx.tenants.all())[0]!;
+  await s.app.ctx.durable.all(tenant);
+  const count = async (table: string) => (await s.app.ctx.db.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n as number;
+  t.equal(await count('leaderboard_results'), 1, 'the run is finished, its result stored');
+  t.equal(await count('board_entries'), 0, 'and no live entry of it is left for a rebuild of Redis to bring back');
+});

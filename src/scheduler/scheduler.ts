@@ -235,6 +235,9 @@ export class Scheduler {
     }
     const now = ctx.clock.now();
     const finished = await finishedEvents(ctx, t, slot, run, rows, now);
+    // The run's records still in the stream first: flushed after the DELETE below, they would
+    // put its entries back in Postgres, and a rebuild of Redis would bring a finished run back.
+    await ctx.durable.all(t);
     await tx(ctx.db, async (c) => {
       await enqueue(c, t.id, finished, now);
       if (rows.length) {
