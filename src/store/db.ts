@@ -80,3 +80,20 @@ export async function inSavepoint<T>(c: PoolClient, fn: () => Promise<T>, keep: 
   await c.query(keep(out) ? 'RELEASE SAVEPOINT item' : 'ROLLBACK TO SAVEPOINT item');
   return out;
 }
+
+/**
+ * A batch's rows (`rows`, a FROM item aliased `x`) each with the ctid (`tid`)
+ * of the row of `table` that `match` finds for it, looked up one key at a
+ * time through the table's key index, for an `UPDATE table … FROM
+ * ${byKey(…)} x WHERE table.ctid = x.tid`, or the ctid left out to read
+ * `cols` (`SELECT … FROM ${byKey(…)} x`). A plain join or `= ANY` lets the
+ * planner read every row of the tenant instead when it lacks statistics
+ * (autovacuum off, or a table grown since its last ANALYZE): a cost that
+ * grows with the tenant, not the batch. `OFFSET 0` keeps the lookup a
+ * subquery of its own. A row updated by another transaction between the
+ * lookup and the update is skipped (its new version has another ctid), so
+ * callers update only where a skip is harmless: under a lock, or with an
+ * upsert of what was not updated.
+ */
+export const byKey = (rows: string, table: string, match: string, cols = 'ctid AS tid') =>
+  `(SELECT x.*, t.* FROM ${rows} CROSS JOIN LATERAL (SELECT ${cols} FROM ${table} WHERE ${match} OFFSET 0) t)`;

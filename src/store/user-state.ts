@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { byKey } from './db';
 
 /*
  * user_state: each user hash as one row, every field with the stream version
@@ -91,7 +92,7 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
   });
   const { rows } = await c.query<{ user_id: string; state: string; recent: string | null }>({
     name: 'user-state-read',
-    text: 'SELECT user_id, state, recent FROM user_state WHERE tenant_id = $1 AND user_id = ANY($2::text[])',
+    text: `SELECT user_id, state, recent FROM ${byKey('unnest($2::text[]) AS x(u)', 'user_state', 'tenant_id = $1 AND user_id = x.u', 'user_id, state, recent')} x`,
     values: [tenantId, ids],
   });
   const stored = new Map(rows.map((r) => [r.user_id, r]));
@@ -127,8 +128,9 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
   if (changed[0]!.length) {
     await c.query({
       name: 'user-state-update',
-      text: `UPDATE user_state SET state = coalesce(x.s, state), recent = x.r FROM unnest($2::text[], $3::text[], $4::text[]) AS x(u, s, r)
-             WHERE tenant_id = $1 AND user_id = x.u`,
+      text: `UPDATE user_state SET state = coalesce(x.s, state), recent = x.r
+             FROM ${byKey('unnest($2::text[], $3::text[], $4::text[]) AS x(u, s, r)', 'user_state', 'tenant_id = $1 AND user_id = x.u')} x
+             WHERE user_state.ctid = x.tid`,
       values: [tenantId, ...changed],
     });
   }
