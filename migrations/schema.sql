@@ -1,6 +1,16 @@
 -- What the steps in this folder make, as pg_dump --schema-only prints it (the schema named laurel).
 -- Checked by test/migrations.test.ts; after adding a step, LAUREL_WRITE_SCHEMA=1 npx tap dist/test/migrations.test.js rewrites it.
 
+CREATE TYPE laurel.award AS (
+	s uuid,
+	t uuid,
+	v uuid,
+	i smallint,
+	n numeric,
+	total numeric,
+	b text
+);
+
 CREATE FUNCTION laurel.audit_log_append_only() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -112,6 +122,79 @@ CREATE TABLE laurel.audit_log (
 )
 PARTITION BY RANGE (at);
 
+CREATE TABLE laurel.events (
+    id uuid NOT NULL,
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    metric_id uuid NOT NULL,
+    value numeric NOT NULL,
+    total numeric NOT NULL,
+    local_date date NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    idempotency_key text,
+    attributes jsonb,
+    ver bigint,
+    awards laurel.award[]
+)
+PARTITION BY RANGE (occurred_at);
+
+CREATE TABLE laurel.points_awards (
+    id uuid NOT NULL,
+    seq bigint NOT NULL,
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    system_id uuid NOT NULL,
+    trigger_id uuid NOT NULL,
+    event_id uuid,
+    awarded numeric NOT NULL,
+    total numeric NOT NULL,
+    at timestamp with time zone NOT NULL,
+    local_date date NOT NULL,
+    boosts jsonb DEFAULT '[]'::jsonb NOT NULL,
+    trigger_version uuid,
+    ver bigint
+);
+
+CREATE VIEW laurel.awards AS
+ SELECT points_awards.tenant_id,
+    points_awards.user_id,
+    points_awards.system_id,
+    points_awards.trigger_id,
+    points_awards.trigger_version,
+    points_awards.event_id,
+    points_awards.id,
+    NULL::integer AS idx,
+    points_awards.awarded,
+    points_awards.total,
+    points_awards.at,
+    points_awards.local_date,
+    points_awards.boosts,
+    points_awards.ver,
+    points_awards.seq AS place
+   FROM laurel.points_awards
+UNION ALL
+ SELECT e.tenant_id,
+    e.user_id,
+    x.s AS system_id,
+    x.t AS trigger_id,
+    x.v AS trigger_version,
+    e.id AS event_id,
+    NULL::uuid AS id,
+    (x.i)::integer AS idx,
+    x.n AS awarded,
+    x.total,
+    e.occurred_at AS at,
+    e.local_date,
+        CASE
+            WHEN (x.b IS NULL) THEN '[]'::jsonb
+            ELSE to_jsonb(string_to_array(x.b, ','::text))
+        END AS boosts,
+    e.ver,
+    x.place
+   FROM (laurel.events e
+     CROSS JOIN LATERAL unnest(e.awards) WITH ORDINALITY x(s, t, v, i, n, total, b, place))
+  WHERE (e.awards IS NOT NULL);
+
 CREATE TABLE laurel.batch_rejections (
     id uuid NOT NULL,
     tenant_id uuid NOT NULL,
@@ -164,20 +247,6 @@ CREATE TABLE laurel.event_days (
     value numeric NOT NULL
 );
 
-CREATE TABLE laurel.events (
-    id uuid NOT NULL,
-    tenant_id uuid NOT NULL,
-    user_id text NOT NULL,
-    metric_id uuid NOT NULL,
-    value numeric NOT NULL,
-    total numeric NOT NULL,
-    local_date date NOT NULL,
-    occurred_at timestamp with time zone NOT NULL,
-    idempotency_key text,
-    attributes jsonb
-)
-PARTITION BY RANGE (occurred_at);
-
 CREATE TABLE laurel.events_default (
     id uuid NOT NULL,
     tenant_id uuid NOT NULL,
@@ -188,7 +257,9 @@ CREATE TABLE laurel.events_default (
     local_date date NOT NULL,
     occurred_at timestamp with time zone NOT NULL,
     idempotency_key text,
-    attributes jsonb
+    attributes jsonb,
+    ver bigint,
+    awards laurel.award[]
 );
 
 CREATE TABLE laurel.flushed_operations (
@@ -376,22 +447,6 @@ CREATE TABLE laurel.metrics (
     updated timestamp with time zone NOT NULL
 );
 
-CREATE TABLE laurel.points_awards (
-    id uuid NOT NULL,
-    seq bigint NOT NULL,
-    tenant_id uuid NOT NULL,
-    user_id text NOT NULL,
-    system_id uuid NOT NULL,
-    trigger_id uuid NOT NULL,
-    event_id uuid,
-    awarded numeric NOT NULL,
-    total numeric NOT NULL,
-    at timestamp with time zone NOT NULL,
-    local_date date NOT NULL,
-    boosts jsonb DEFAULT '[]'::jsonb NOT NULL,
-    trigger_version uuid
-);
-
 ALTER TABLE laurel.points_awards ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME laurel.points_awards_seq_seq
     START WITH 1
@@ -426,6 +481,14 @@ ALTER TABLE laurel.points_boosts ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTI
     NO MINVALUE
     NO MAXVALUE
     CACHE 1
+);
+
+CREATE TABLE laurel.points_days (
+    tenant_id uuid NOT NULL,
+    user_id text NOT NULL,
+    system_id uuid NOT NULL,
+    local_date date NOT NULL,
+    awarded numeric NOT NULL
 );
 
 CREATE TABLE laurel.points_levels (
@@ -796,6 +859,9 @@ ALTER TABLE ONLY laurel.metrics
 
 ALTER TABLE ONLY laurel.points_boosts
     ADD CONSTRAINT points_boosts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY laurel.points_days
+    ADD CONSTRAINT points_days_pkey PRIMARY KEY (tenant_id, user_id, system_id, local_date);
 
 ALTER TABLE ONLY laurel.points_levels
     ADD CONSTRAINT points_levels_pkey PRIMARY KEY (id);

@@ -7,6 +7,8 @@ import { decodeState, mergeFields } from '../src/store/user-state';
 import { openTriggerPoints } from '../src/store/activity-record';
 import { achievementCompletions, streakLengthCounts } from '../src/store/analytics';
 import { latestLengths } from '../src/store/streak-periods';
+import { recentAwards } from '../src/store/points-awards';
+import { awardId } from '../src/domain/points';
 
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
 /** The schema version before the events table was partitioned by month. */
@@ -51,6 +53,18 @@ async function schemaAt(t: { teardown: (fn: () => Promise<void>) => void }, vers
 
 const summary = (s: TestServer, user: string) =>
   s.call('GET', `/v1/users/${user}/metrics/steps/event-summary?aggregation=daily&startDate=2026-01-28&endDate=2026-03-12`).then((r) => r.body);
+const pointsSummary = (s: TestServer, user: string) =>
+  s.call('GET', `/v1/users/${user}/points/xp/event-summary?aggregation=daily&startDate=2026-01-28&endDate=2026-03-12`).then((r) => r.body);
+
+/** XP paying 2 points a step (the awards an event keeps in its row). */
+async function xpOnSteps(s: TestServer, tenant?: string): Promise<void> {
+  const metrics = await s.call('GET', '/admin/v1/metrics', { tenant });
+  const steps = metrics.body.find((m: { key: string }) => m.key === 'steps');
+  const made = await s.call('POST', '/admin/v1/points', {
+    tenant, body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: steps.id, metricThreshold: 1, points: 2, status: 'active' }] }],
+  });
+  if (made.status !== 200 && made.status !== 201) throw new Error(`points system not made: ${JSON.stringify(made.body)}`);
+}
 
 t.test('months are partitions: made ahead at start, events land in theirs, a stray row moves into its month', async (t) => {
   const s = await startServer(t);
@@ -71,6 +85,7 @@ t.test('months are partitions: made ahead at start, events land in theirs, a str
 t.test('EVENT_RETENTION_DAYS drops whole months past the window; summaries and charts answer as before', async (t) => {
   const s = await startServer(t, { EVENT_RETENTION_DAYS: '30' });
   await s.metrics(['steps']);
+  await xpOnSteps(s);
   const days = ['2026-02-03T09:00:00Z', '2026-02-03T23:30:00Z', '2026-02-20T12:00:00Z', '2026-03-02T08:00:00Z', '2026-03-10T12:00:00Z'];
   for (const [i, at] of days.entries()) {
     s.clock.set(at);
@@ -79,8 +94,9 @@ t.test('EVENT_RETENTION_DAYS drops whole months past the window; summaries and c
   }
   await s.drain();
   const charts = () => Promise.all(['events', 'active-users'].map((n) => s.call('GET', `/admin/v1/analytics/${n}?from=2026-02-01&to=2026-03-12`).then((r) => r.body)));
-  const before = { u1: await summary(s, 'u1'), u2: await summary(s, 'u2'), charts: await charts() };
+  const before = { u1: await summary(s, 'u1'), u2: await summary(s, 'u2'), charts: await charts(), xp1: await pointsSummary(s, 'u1'), xp2: await pointsSummary(s, 'u2') };
   t.equal(before.charts[0].length > 0, true);
+  t.equal(before.xp1.at(-1).total, 2 * (10 + 11 + 12 + 13 + 14), 'the points summary adds up the awards kept in the events');
 
   s.clock.set('2026-03-31T12:00:00Z'); // 30 days back is 03-01: February is wholly past
   await s.app.scheduler.runOnce();
@@ -90,6 +106,8 @@ t.test('EVENT_RETENTION_DAYS drops whole months past the window; summaries and c
   t.same(await sql(s, `SELECT count(*)::int AS n FROM events WHERE occurred_at < '2026-03-01'`), [{ n: 0 }], 'no raw event of February is left');
   t.same(await summary(s, 'u1'), before.u1, "a user's daily summary (local dates across the month's edge) is the same");
   t.same(await summary(s, 'u2'), before.u2);
+  t.same(await pointsSummary(s, 'u1'), before.xp1, "a user's points summary is the same (the dropped awards' daily sums)");
+  t.same(await pointsSummary(s, 'u2'), before.xp2);
   t.same(await charts(), before.charts, 'the analytics charts are the same');
   const again = await s.call('GET', '/v1/users/u1/metrics/steps/event-summary?aggregation=monthly&startDate=2026-02-01&endDate=2026-03-31');
   t.same(again.body.map((p: { change: number }) => p.change), [10 + 11 + 12, 13 + 14], 'monthly changes too');
@@ -98,8 +116,10 @@ t.test('EVENT_RETENTION_DAYS drops whole months past the window; summaries and c
 t.test('an erased user leaves nothing in any partition; a removed tenant empties its rows from every partition', async (t) => {
   const s = await startServer(t, { EVENT_RETENTION_DAYS: '20' });
   await s.metrics(['steps']);
+  await xpOnSteps(s);
   const tenant = (await s.call('POST', '/admin/v1/tenants', { body: [{ customerId: 'acme', name: 'Acme' }] })).body.created[0];
   await s.metrics(['steps'], 'acme');
+  await xpOnSteps(s, 'acme');
   for (const at of ['2026-02-10T10:00:00Z', '2026-03-10T10:00:00Z', '2026-06-20T10:00:00Z']) {
     s.clock.set(at);
     await s.event('steps', { user: { id: 'gone' }, value: 5 });
@@ -113,17 +133,21 @@ t.test('an erased user leaves nothing in any partition; a removed tenant empties
   t.match(await perPartition(s), { events_202606: 3, events_default: 0 }, 'a month beyond those made ahead, made for its rows');
   const exported = await s.call('GET', '/admin/v1/users/gone/export');
   t.same(exported.body.eventDays, [{ metric: 'steps', date: '2026-02-10', events: 1, value: 5 }], "the export holds the dropped month's daily sums");
+  t.same(exported.body.pointsDays, [{ points: 'xp', date: '2026-02-10', awarded: 10 }], "and its awards' daily sums");
+  t.same(exported.body.points[0].awards.length, 2, 'the awards kept with the remaining events');
 
   t.equal((await s.call('DELETE', '/admin/v1/users/gone')).status, 200);
   const gone = await perPartition(s, `tenant_id = $1 AND user_id = 'gone'`, [DEFAULT_TENANT_ID]);
   t.ok(Object.values(gone).every((n) => n === 0), `no row of the user in any partition: ${JSON.stringify(gone)}`);
   t.same(await sql(s, `SELECT count(*)::int AS n FROM event_days WHERE tenant_id = $1 AND user_id = 'gone'`, [DEFAULT_TENANT_ID]), [{ n: 0 }], 'nor in the daily sums');
+  t.same(await sql(s, `SELECT count(*)::int AS n FROM points_days WHERE tenant_id = $1 AND user_id = 'gone'`, [DEFAULT_TENANT_ID]), [{ n: 0 }], "nor in the points' daily sums");
   t.ok(Object.values(await perPartition(s, `user_id = 'kept'`)).some((n) => n > 0), 'other users keep theirs');
 
   t.equal((await s.call('DELETE', `/admin/v1/tenants?ids=${tenant.id}`)).status, 200);
   const left = await perPartition(s, 'tenant_id = $1', [tenant.id]);
   t.ok(Object.values(left).every((n) => n === 0), `no row of the removed tenant in any partition: ${JSON.stringify(left)}`);
   t.same(await sql(s, 'SELECT count(*)::int AS n FROM event_days WHERE tenant_id = $1', [tenant.id]), [{ n: 0 }]);
+  t.same(await sql(s, 'SELECT count(*)::int AS n FROM points_days WHERE tenant_id = $1', [tenant.id]), [{ n: 0 }]);
 });
 
 t.test('a database written before the partitions is migrated by start without loss', async (t) => {
@@ -222,4 +246,22 @@ t.test('history written before its time indexes became BRIN is still found by th
     [{ achievementId: achievement, key: 'a', name: 'A', completions: 1, completedBy: 2 }]);
   t.same(await streakLengthCounts(db, DEFAULT_TENANT_ID, 'd', 100, 101), [{ length: 1, users: 1 }, { length: 2, users: 1 }]);
   t.same(await latestLengths(db, DEFAULT_TENANT_ID, 'd'), [{ userId: 'u1', length: 2 }, { userId: 'u2', length: 1 }]);
+});
+
+t.test("awards written before events kept their own are read with the new ones, oldest first, ids as they were", async (t) => {
+  const { db, schema } = await schemaAt(t, 30); // the last step with a points_awards row per award (migrations/031)
+  const [system, trigger, oldId, eventId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  await db.query(
+    `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, event_id, awarded, total, at, local_date)
+     VALUES ($2, $1, 'u1', $3, $4, NULL, 5, 5, '2026-03-01T10:00:00Z', '2026-03-01')`,
+    [DEFAULT_TENANT_ID, oldId, system, trigger],
+  );
+  await migrate(db, schema);
+  await db.query(
+    `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, ver, awards)
+     VALUES ($2, $1, 'u1', $3, 1, 1, '2026-03-02', '2026-03-02T10:00:00Z', 1772445600000000001, $4)`,
+    [DEFAULT_TENANT_ID, eventId, randomUUID(), `{"(${system},${trigger},,0,3,8,)"}`],
+  );
+  const awards = await recentAwards(db, DEFAULT_TENANT_ID, 'u1', system, 10);
+  t.same(awards.map((a) => [a.id, a.awarded, a.total]), [[awardId(eventId, trigger, 0), 3, 8], [oldId, 5, 5]], 'newest first; the old row keeps its stored id');
 });

@@ -35,7 +35,8 @@ t.test('a replayed batch changes nothing', async (t) => {
     const q = (sql: string) => s.app.ctx.db.query(sql).then((x) => x.rows);
     return {
       events: await q('SELECT id, user_id, value::text, total::text FROM events ORDER BY id'),
-      awards: await q('SELECT id, awarded, total FROM points_awards ORDER BY id'),
+      awards: await q('SELECT event_id, trigger_id, idx, awarded, total, ver FROM awards ORDER BY event_id, trigger_id'),
+      ownRows: await q('SELECT event_id FROM points_awards'),
       ranks: await q('SELECT user_id, previous_rank, rank, value FROM leaderboard_events ORDER BY user_id, seq'),
       completions: await q('SELECT achievement_id, user_id FROM achievement_completions ORDER BY user_id'),
       users: await q('SELECT id, name FROM users ORDER BY id'),
@@ -45,6 +46,7 @@ t.test('a replayed batch changes nothing', async (t) => {
   const once = await snapshot();
   t.equal(once.events.length, 3);
   t.equal(once.awards.length, 4, 'three from events, one from the completion');
+  t.equal(once.ownRows.length, 1, "only the completion's award has a row of its own; an event keeps its awards in its row");
   t.equal(once.ranks.length, 3);
   t.equal(once.completions.length, 4);
 

@@ -81,13 +81,13 @@ t.test('tenants', async (t) => {
     await s.app.flusher.drain();
     const rowsOf = async () => {
       const out: Record<string, number> = {};
-      for (const table of ['events', 'points_awards', 'achievement_completions', 'user_state', 'users']) {
+      for (const table of ['events', 'awards', 'achievement_completions', 'user_state', 'users']) {
         const { rows } = await s.app.ctx.db.query(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = $1`, [doomed.id]);
         out[table] = rows[0].n;
       }
       return out;
     };
-    t.same(await rowsOf(), { events: 1, points_awards: 1, achievement_completions: 1, user_state: 1, users: 1 });
+    t.same(await rowsOf(), { events: 1, awards: 1, achievement_completions: 1, user_state: 1, users: 1 });
     const slotKeys = (await keysUnder(s.prefix)).filter((k) => k.includes(':u:u'));
     t.ok(slotKeys.length >= 1);
     const before = (await keysUnder(s.prefix)).length;
@@ -95,6 +95,6 @@ t.test('tenants', async (t) => {
     const after = await keysUnder(s.prefix);
     t.ok(after.length < before);
     t.notOk(after.some((k) => slotKeys.some((sk) => k.startsWith(sk.split(':u:')[0]!))), 'no key of the tenant is left');
-    t.same(await rowsOf(), { events: 0, points_awards: 0, achievement_completions: 0, user_state: 0, users: 0 }, 'no row of the tenant is left');
+    t.same(await rowsOf(), { events: 0, awards: 0, achievement_completions: 0, user_state: 0, users: 0 }, 'no row of the tenant is left');
   });
 });

@@ -86,7 +86,7 @@ async function recapFigures(ctx: Ctx, tenantId: string, userId: string, start: s
   const { rows } = await ctx.db.query<{ events: string; points: string; achievements: string }>(
     `SELECT
        (SELECT count(*) FROM events WHERE tenant_id = $1 AND user_id = $2 AND local_date BETWEEN $3 AND $4) AS events,
-       (SELECT coalesce(sum(awarded), 0) FROM points_awards WHERE tenant_id = $1 AND user_id = $2 AND local_date BETWEEN $3 AND $4) AS points,
+       (SELECT coalesce(sum(awarded), 0) FROM awards WHERE tenant_id = $1 AND user_id = $2 AND local_date BETWEEN $3 AND $4) AS points,
        (SELECT count(*) FROM achievement_completions WHERE tenant_id = $1 AND user_id = $2 AND achieved_at >= $5 AND achieved_at < $6) AS achievements`,
     [tenantId, userId, start, end, from, to],
   );

@@ -8,6 +8,7 @@ import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRI
 import { joinGroup } from '../domain/leaderboards';
 import { StoredFields, streamVersion, versionBefore, writeUserState } from '../store/user-state';
 import { LeagueEntries, writeLeagueEntries } from '../store/league-record';
+import { byKey } from '../store/db';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
@@ -30,6 +31,10 @@ interface EventRow {
   at: number;
   ik: string | null;
   a: Record<string, string> | null;
+  /** The change record's stream version (the order awards were made in). */
+  ver: string;
+  /** Its awards as stored in the row (see eventAwards), or null. */
+  aw: string | null;
 }
 
 interface AwardRow {
@@ -44,6 +49,7 @@ interface AwardRow {
   at: number;
   d: string;
   bo: string[];
+  ver: string;
 }
 
 interface BoardEventRow {
@@ -128,9 +134,9 @@ export class Batch {
     if (r.kind === 'er') return;
     this.records.push(r);
     const ver = streamVersion(entryId);
-    if (r.kind === 'ev') this.events.push({ ...r.event, t: r.total });
+    if (r.kind === 'ev') this.events.push({ ...r.event, t: r.total, ver, aw: eventAwards(r.points) });
     if (r.created || r.patch) this.touch(r.userId, r.at, r.created, r.patch);
-    if (this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!) && r.kind !== 'ev') this.operations.push(r.opId!);
+    if (r.kind !== 'ev' && this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!, ver)) this.operations.push(r.opId!);
     for (const d of r.completions) this.completions.push({ a: d.i, u: r.userId, at: r.at, e: r.opId! });
     for (const p of r.periods) this.periods.set(`${r.userId}\0${p.f}\0${p.p}`, { ...p, u: r.userId });
     if (r.kind === 'ev') this.addBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
@@ -163,12 +169,16 @@ export class Batch {
     }
   }
 
-  /** Award ids derive from the operation and trigger, as in the responses. Whether the record had any. */
-  private addAwards(points: ScriptPoints | null, opId: string, userId: string, at: number, date: string): boolean {
+  /**
+   * The awards of an operation other than an event (an event keeps its own
+   * in its row). Award ids derive from the operation and trigger, as in the
+   * responses. Whether the record had any.
+   */
+  private addAwards(points: ScriptPoints | null, opId: string, userId: string, at: number, date: string, ver: string): boolean {
     const before = this.awards.length;
     for (const sys of Object.values(points ?? {})) {
-      for (const [i, a] of (Array.isArray(sys.aw) ? sys.aw : []).entries()) {
-        this.awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: Array.isArray(a.bo) ? a.bo : [] });
+      for (const [i, a] of awardList(sys.aw).entries()) {
+        this.awards.push({ id: awardId(opId, a.t, i), u: userId, s: a.si, t: a.t, tv: a.v ?? null, e: opId, a: a.a, tot: a.tot, at, d: date, bo: awardList(a.bo), ver });
       }
     }
     return this.awards.length > before;
@@ -187,6 +197,29 @@ export class Batch {
     }
     u.updated = Math.max(u.updated, at);
   }
+}
+
+/** Lua encodes an empty table as an object: a list that may be `{}`. */
+const awardList = <T>(x: T[] | undefined): T[] => (Array.isArray(x) ? x : []);
+
+/**
+ * An event's awards as its row keeps them: the text of an `award[]`
+ * (migrations/031, whose `awards` view reads them back), or null when it
+ * paid nothing. Each is `(system,trigger,version,place among the system's
+ * awards,amount,total,boosts)`; ids and numbers need no quoting, and the
+ * boosts' comma-separated ids are quoted (`\"` inside the array's quotes).
+ */
+function eventAwards(points: ScriptPoints | null): string | null {
+  let out = '';
+  for (const slot in points) {
+    const aw = awardList(points[slot]!.aw);
+    for (let i = 0; i < aw.length; i++) {
+      const a = aw[i]!;
+      const bo = awardList(a.bo);
+      out += `${out ? ',' : ''}"(${a.si},${a.t},${a.v ?? ''},${i},${a.a},${a.tot},${bo.length ? `\\"${bo.join(',')}\\"` : ''})"`;
+    }
+  }
+  return out ? `{${out}}` : null;
 }
 
 /**
@@ -257,13 +290,13 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
   if (ev.length) {
     const { rows } = await c.query<{ id: string }>({
       name: 'flush-events',
-      text: `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes)
-       SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a
-       FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::numeric[], $6::numeric[], $7::date[], $8::bigint[], $9::text[], $10::jsonb[])
-         AS x(id, u, m, v, t, d, at, ik, a)
+      text: `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards)
+       SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw::award[]
+       FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::numeric[], $6::numeric[], $7::date[], $8::bigint[], $9::text[], $10::jsonb[], $11::bigint[], $12::text[])
+         AS x(id, u, m, v, t, d, at, ik, a, ver, aw)
        ON CONFLICT (tenant_id, occurred_at, id) DO NOTHING RETURNING id`,
       values: [tenantId, column(ev, 'id'), column(ev, 'u'), column(ev, 'm'), column(ev, 'v'), column(ev, 't'), column(ev, 'd'), column(ev, 'at'), column(ev, 'ik'),
-        literal(ev.map((e) => (e.a ? JSON.stringify(e.a) : null)))],
+        literal(ev.map((e) => (e.a ? JSON.stringify(e.a) : null))), column(ev, 'ver'), column(ev, 'aw')],
     });
     for (const r of rows) first.add(r.id);
   }
@@ -298,8 +331,9 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
        device_tokens = CASE WHEN x.p ? '${DEVICE_TOKENS_FIELD}' THEN nullif(x.p->>'${DEVICE_TOKENS_FIELD}', '')::jsonb ELSE users.device_tokens END,
        attributes = users.attributes || x.a,
        updated = to_timestamp(x.updated / 1000.0)
-     FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)
-     WHERE users.tenant_id = $1 AND users.id = x.id AND users.updated <= to_timestamp(x.updated / 1000.0)`,
+     FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)', 'users',
+       'tenant_id = $1 AND id = x.id AND updated <= to_timestamp(x.updated / 1000.0)')} x
+     WHERE users.ctid = x.tid`,
     [tenantId, JSON.stringify(rows)],
   );
 }
@@ -314,8 +348,9 @@ async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: 
   if (!boardEntries.size) return;
   const { rows: updated } = await c.query<{ b: string; r: number; g: string; u: string }>(
     `UPDATE board_entries e SET score = x.s::double precision, ver = x.ver
-     FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
-     WHERE e.tenant_id = $1 AND e.leaderboard_id = x.b AND e.run = x.r AND e.grp = x.g AND e.user_id = x.u AND e.ver < x.ver
+     FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)', 'board_entries',
+       'tenant_id = $1 AND leaderboard_id = x.b AND run = x.r AND grp = x.g AND user_id = x.u AND ver < x.ver')} x
+     WHERE e.ctid = x.tid
      RETURNING e.leaderboard_id AS b, e.run AS r, e.grp AS g, e.user_id AS u`,
     [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
   );
@@ -370,17 +405,17 @@ async function writeCompletions(c: PoolClient, tenantId: string, completions: Ba
   );
 }
 
-/** Points awards (of operations stored for the first time), in the batch's order (their seq orders an operation's awards). */
+/** Points awards of operations other than events (stored for the first time), in the batch's order (their seq orders an operation's awards). */
 async function writeAwards(c: PoolClient, tenantId: string, rows: Batch['awards']): Promise<void> {
   if (!rows.length) return;
   await c.query({
     name: 'flush-awards',
-    text: `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts)
-     SELECT x.id, $1, x.u, x.s, x.t, x.tv, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo
-     FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::numeric[], $9::numeric[], $10::bigint[], $11::date[], $12::jsonb[])
-       AS x(id, u, s, t, tv, e, a, tot, at, d, bo)`,
+    text: `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts, ver)
+     SELECT x.id, $1, x.u, x.s, x.t, x.tv, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo, x.ver
+     FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::numeric[], $9::numeric[], $10::bigint[], $11::date[], $12::jsonb[], $13::bigint[])
+       AS x(id, u, s, t, tv, e, a, tot, at, d, bo, ver)`,
     values: [tenantId, column(rows, 'id'), column(rows, 'u'), column(rows, 's'), column(rows, 't'), column(rows, 'tv'), column(rows, 'e'), column(rows, 'a'), column(rows, 'tot'),
-      column(rows, 'at'), column(rows, 'd'), literal(rows.map((x) => (x.bo.length ? JSON.stringify(x.bo) : '[]')))],
+      column(rows, 'at'), column(rows, 'd'), literal(rows.map((x) => (x.bo.length ? JSON.stringify(x.bo) : '[]'))), column(rows, 'ver')],
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 
 /**
- * The reads of the durable record (the events and points_awards tables) that
+ * The reads of the durable record (the events table and the awards view) that
  * the per-user and per-trigger figures need, and nothing else: the closed
  * days' sums the background job stores, the open days read live, and the
  * first day anything was recorded. Everything else reads the sums, so a
@@ -28,7 +28,7 @@ export async function sumActivity(c: PoolClient, tenantId: string, start: string
     `INSERT INTO rollup_trigger_points (tenant_id, day, system_id, trigger_id, issued, consumed)
      SELECT $1, (at AT TIME ZONE 'UTC')::date, system_id, trigger_id, coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0),
             coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)
-     FROM points_awards WHERE tenant_id = $1 AND at >= $2 AND at < $3 GROUP BY 2, 3, 4
+     FROM awards WHERE tenant_id = $1 AND at >= $2 AND at < $3 GROUP BY 2, 3, 4
      ON CONFLICT DO NOTHING`,
     [tenantId, start, end],
   );
@@ -49,7 +49,7 @@ export async function openTriggerPoints(db: Pool, tenantId: string, at: Date, en
     `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, system_id AS "systemId", trigger_id AS "triggerId",
             coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0)::float8 AS issued,
             coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0)::float8 AS consumed, count(*)::int AS awards
-     FROM points_awards WHERE tenant_id = $1 AND at >= $2 AND at < $3 AND ($4::uuid IS NULL OR system_id = $4)
+     FROM awards WHERE tenant_id = $1 AND at >= $2 AND at < $3 AND ($4::uuid IS NULL OR system_id = $4)
      GROUP BY 1, 2, 3`,
     [tenantId, at, end, systemId],
   );

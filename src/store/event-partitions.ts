@@ -104,8 +104,9 @@ export async function expiredMonths(db: Pool, now: number, retentionDays: number
 
 /**
  * Drop one month's partition whole. Its users' daily sums per metric go to
- * event_days in the same transaction, so the metric event summaries still
- * answer for those days.
+ * event_days, and of the awards its events paid per points system to
+ * points_days, in the same transaction, so the metric and points summaries
+ * still answer for those days.
  */
 export async function dropMonth(db: Pool, month: number): Promise<void> {
   const name = partitionName(month);
@@ -117,6 +118,14 @@ export async function dropMonth(db: Pool, month: number): Promise<void> {
       `INSERT INTO event_days AS d (tenant_id, user_id, metric_id, local_date, events, value)
        SELECT tenant_id, user_id, metric_id, local_date, count(*), sum(value) FROM ${name} GROUP BY 1, 2, 3, 4
        ON CONFLICT (tenant_id, user_id, metric_id, local_date) DO UPDATE SET events = d.events + excluded.events, value = d.value + excluded.value`,
+    );
+    await c.query(
+      `INSERT INTO points_days AS d (tenant_id, user_id, system_id, local_date, awarded)
+       SELECT tenant_id, user_id, system_id, local_date, sum(awarded) FROM awards
+       WHERE id IS NULL AND at >= $1 AND at < $2 GROUP BY 1, 2, 3, 4
+       ON CONFLICT (tenant_id, user_id, system_id, local_date) DO UPDATE SET awarded = d.awarded + excluded.awarded`,
+      // The awards kept in the month's events (the view's rows without a stored id).
+      [monthStart(month), monthStart(month + 1)],
     );
     await c.query(`DROP TABLE ${name}`);
   });

@@ -14,7 +14,12 @@ export const METRIC_EVENTS: SummarySource = {
   value: 'value',
   of: 'metric_id',
 };
-export const POINTS_AWARDS: SummarySource = { table: 'points_awards', value: 'awarded', of: 'system_id' };
+/** Awards still kept (the awards view), and the daily sums of those retention dropped with their events. */
+export const POINTS_AWARDS: SummarySource = {
+  table: '(SELECT tenant_id, user_id, system_id, local_date, awarded FROM awards UNION ALL SELECT tenant_id, user_id, system_id, local_date, awarded FROM points_days) AS x',
+  value: 'awarded',
+  of: 'system_id',
+};
 
 /** One user's sums of one metric or points system (`id`), by local date. */
 export interface SumsOf {

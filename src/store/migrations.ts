@@ -7,7 +7,7 @@ import { tx } from './db';
 export const DEFAULT_TENANT_ID = '00000000-0000-0000-0000-000000000000';
 
 /** Tables without a foreign key to tenants (migrations 009 and 025): a tenant's removal empties them itself. */
-export const TENANT_ROW_TABLES = ['events', 'points_awards', 'leaderboard_events', 'achievement_completions', 'streak_periods', 'board_entries', 'event_days',
+export const TENANT_ROW_TABLES = ['events', 'points_awards', 'leaderboard_events', 'achievement_completions', 'streak_periods', 'board_entries', 'event_days', 'points_days',
   'league_entries', 'league_runs', 'league_results', 'league_tiers'] as const;
 
 /** The schema's steps, `NNN-name.sql`, shipped beside dist/ as lua/ is (see migrations/README.md). */

@@ -1,5 +1,7 @@
 import type { PointsTrigger } from '../wire/app';
 import type { Pool } from 'pg';
+import { awardId } from '../domain/points';
+import { pointsField } from '../domain/user-hash';
 
 /** An award as stored, with the trigger version that paid it (it outlives edits and deletion). */
 export interface StoredAward {
@@ -16,30 +18,41 @@ export interface StoredAward {
 
 /** A user's `n` newest awards in a points system, newest first. */
 export async function recentAwards(db: Pool, tenantId: string, userId: string, systemId: string, n: number): Promise<StoredAward[]> {
-  const { rows } = await db.query<StoredAward>({
+  const { rows } = await db.query<StoredAward & { eventId: string; idx: number | null }>({
     // A named statement, which Postgres plans once per connection rather than on every read.
     name: 'points-recent-awards',
-    text: `SELECT a.id, a.trigger_id AS "triggerId", v.trigger, a.awarded::float8 AS awarded, a.total::float8 AS total, a.at,
+    text: `SELECT a.id, a.event_id AS "eventId", a.idx, a.trigger_id AS "triggerId", v.trigger, a.awarded::float8 AS awarded, a.total::float8 AS total, a.at,
                   to_char(a.local_date, 'YYYY-MM-DD') AS "localDate", a.boosts
-           FROM points_awards a LEFT JOIN points_trigger_versions v ON v.id = a.trigger_version
-           WHERE a.tenant_id = $1 AND a.user_id = $2 AND a.system_id = $3 ORDER BY a.seq DESC LIMIT $4`,
+           FROM awards a LEFT JOIN points_trigger_versions v ON v.id = a.trigger_version
+           WHERE a.tenant_id = $1 AND a.user_id = $2 AND a.system_id = $3 ORDER BY ${awardOrder('DESC')} LIMIT $4`,
     values: [tenantId, userId, systemId, n],
   });
-  return rows;
+  return rows.map(({ eventId, idx, ...a }) => ({ ...a, id: storedAwardId(a.id, eventId, a.triggerId, idx) }));
 }
 
 /**
+ * The order awards were made in, across the `awards` view's two sources
+ * (migrations/031): the change record's stream version, then the place
+ * within its operation; rows from before versions were kept come first,
+ * in their insertion order.
+ */
+export const awardOrder = (dir: 'ASC' | 'DESC', alias = 'a') =>
+  `${alias}.ver ${dir} NULLS ${dir === 'ASC' ? 'FIRST' : 'LAST'}, ${alias}.place ${dir}`;
+
+/** An award's id: stored with the awards of other operations, derived for an event's (see awardId). */
+export const storedAwardId = (id: string | null, eventId: string, triggerId: string, idx: number | null) => id ?? awardId(eventId, triggerId, idx!);
+
+/**
  * Every user's total in a system (among users with all of `attrs`), from the
- * durable record: the total after their latest award, 0 for users never
+ * durable record: the total in their stored state, 0 for users never
  * awarded. (Fed by the flusher, so it trails the live totals by its lag.)
  */
-export async function userTotals(db: Pool, tenantId: string, systemId: string, attrs: Record<string, string>): Promise<number[]> {
+export async function userTotals(db: Pool, tenantId: string, systemSlot: number, attrs: Record<string, string>): Promise<number[]> {
   const { rows } = await db.query<{ total: number }>(
-    `SELECT coalesce(last.total, 0)::float8 AS total FROM users u
-     LEFT JOIN LATERAL (SELECT total FROM points_awards a WHERE a.tenant_id = u.tenant_id AND a.user_id = u.id AND a.system_id = $2
-                        ORDER BY seq DESC LIMIT 1) last ON true
+    `SELECT coalesce(user_state_field(s.state, s.recent, $2)::float8, 0) AS total FROM users u
+     LEFT JOIN user_state s ON s.tenant_id = u.tenant_id AND s.user_id = u.id
      WHERE u.tenant_id = $1 AND u.attributes @> $3::jsonb`,
-    [tenantId, systemId, JSON.stringify(attrs)],
+    [tenantId, pointsField(systemSlot), JSON.stringify(attrs)],
   );
   return rows.map((r) => r.total);
 }

@@ -10,6 +10,7 @@ import { idempotencySlot } from '../domain/idempotency';
 import { notFound } from '../errors';
 import { toMap, userJson } from '../domain/users';
 import { levelFor, levelJson } from '../domain/points';
+import { awardOrder, storedAwardId } from './points-awards';
 import { FREQ_CODE, parseState, periodDates } from '../domain/streaks';
 import { scoreValue, splitGroup } from '../domain/leaderboards';
 import { leagueLeaveCall, userEraseCall, zoneKey } from '../engine';
@@ -30,7 +31,7 @@ export function erasureHash(tenantId: string, userId: string): string {
 /** Tables whose rows belong to one user (`user_id`), emptied by an erasure. */
 const USER_TABLES = [
   'events', 'points_awards', 'achievement_completions', 'streak_pauses', 'streak_periods',
-  'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections', 'rollup_user_days', 'rollup_users', 'messages', 'event_days',
+  'leaderboard_events', 'leaderboard_results', 'board_entries', 'user_state', 'batch_rejections', 'rollup_user_days', 'rollup_users', 'messages', 'event_days', 'points_days',
   'league_entries', 'league_results', 'league_tiers',
 ] as const;
 
@@ -232,10 +233,10 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
     .sort((a, b) => a.slot - b.slot)
     .map((m) => ({ key: m.key, name: m.name, total: Number(fields.get(totalField(m.slot)) ?? 0) }));
 
-  const awards = await q<{ id: string; system_id: string; trigger_id: string; event_id: string | null; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
-    `SELECT id, system_id, trigger_id, event_id, awarded::float8 AS awarded, total::float8 AS total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts
-     FROM points_awards WHERE tenant_id = $1 AND user_id = $2 ORDER BY seq`,
-  );
+  const awards = (await q<{ id: string | null; idx: number | null; system_id: string; trigger_id: string; event_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
+    `SELECT id, idx, system_id, trigger_id, event_id, awarded::float8 AS awarded, total::float8 AS total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts
+     FROM awards a WHERE tenant_id = $1 AND user_id = $2 ORDER BY ${awardOrder('ASC')}`,
+  )).map(({ idx, ...a }) => ({ ...a, id: storedAwardId(a.id, a.event_id, a.trigger_id, idx) }));
   const points = [...cfg.systemsByKey.values()]
     .sort((a, b) => a.slot - b.slot)
     .map((s) => {
@@ -319,6 +320,10 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
     `SELECT metric_id, to_char(local_date, 'YYYY-MM-DD') AS local_date, events, value FROM event_days
      WHERE tenant_id = $1 AND user_id = $2 ORDER BY local_date, metric_id`,
   );
+  const pointsDays = await q<{ system_id: string; local_date: string; awarded: string }>(
+    `SELECT system_id, to_char(local_date, 'YYYY-MM-DD') AS local_date, awarded FROM points_days
+     WHERE tenant_id = $1 AND user_id = $2 ORDER BY local_date, system_id`,
+  );
   const boosts = await q<{ id: string; system_id: string; name: string; start: string; end: string | null; multiplier: string }>(
     `SELECT id, system_id, name, to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS "end", multiplier
      FROM points_boosts WHERE tenant_id = $1 AND user_id = $2 ORDER BY seq`,
@@ -357,6 +362,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
       at: e.occurred_at.toISOString(), idempotencyKey: e.idempotency_key, attributes: e.attributes ?? {},
     })),
     eventDays: eventDays.map((d) => ({ metric: metricKey(d.metric_id), date: d.local_date, events: d.events, value: Number(d.value) })),
+    pointsDays: pointsDays.map((d) => ({ points: systemKey(d.system_id), date: d.local_date, awarded: Number(d.awarded) })),
     boosts: boosts.map((b) => ({ id: b.id, points: systemKey(b.system_id), name: b.name, start: b.start, end: b.end, multiplier: Number(b.multiplier) })),
     apiKeys: keys.map((k) => ({ id: k.id, prefix: k.prefix, created: k.created.toISOString() })),
     webhookDeliveries: deliveries.map((d) => ({

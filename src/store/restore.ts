@@ -7,6 +7,7 @@ import { scoreTick, splitGroup } from '../domain/leaderboards';
 import { completionsField } from '../domain/achievements';
 import type { TenantConfig, TenantConfigs } from './tenant-config';
 import { awardId } from '../domain/points';
+import { awardOrder } from './points-awards';
 import { encodeAward, encodeBoardChange, encodeList, encodeRecent, RECENT_KEPT, recentAwardsField, recentBoardField, TRACKED_FIELD } from '../domain/recent-history';
 import type { Tenant, Tenants } from './tenants';
 import { stateValues } from './user-state';
@@ -120,11 +121,11 @@ async function recentLists(db: Pool, t: Tenant, cfg: TenantConfig): Promise<Map<
   };
   const systemSlot = new Map([...cfg.systemsByKey.values()].map((s) => [s.id, s.slot]));
   const awards = await db.query<{
-    user_id: string; system_id: string; id: string; event_id: string | null; trigger_id: string; trigger_version: string | null;
+    user_id: string; system_id: string; id: string | null; idx: number | null; event_id: string | null; trigger_id: string; trigger_version: string | null;
     awarded: string; total: string; at: Date; d: string; boosts: string[]; n: number;
   }>(
-    `SELECT user_id, system_id, id, event_id, trigger_id, trigger_version, awarded::text, total::text, at, to_char(local_date, 'YYYY-MM-DD') AS d, boosts, n::int
-     FROM (SELECT *, row_number() OVER (PARTITION BY user_id, system_id ORDER BY seq DESC) AS n FROM points_awards WHERE tenant_id = $1) a
+    `SELECT user_id, system_id, id, idx, event_id, trigger_id, trigger_version, awarded::text, total::text, at, to_char(local_date, 'YYYY-MM-DD') AS d, boosts, n::int
+     FROM (SELECT *, row_number() OVER (PARTITION BY user_id, system_id ORDER BY ${awardOrder('DESC')}) AS n FROM awards a WHERE tenant_id = $1) a
      WHERE n <= $2 ORDER BY user_id, system_id, n`,
     [t.id, RECENT_KEPT + 1],
   );
@@ -134,7 +135,7 @@ async function recentLists(db: Pool, t: Tenant, cfg: TenantConfig): Promise<Map<
     const entries: string[] = [];
     for (const r of group.slice(0, RECENT_KEPT)) {
       // The award's place among its operation's, which its id derives from.
-      const index = r.event_id === null ? -1 : [...Array(RECENT_KEPT).keys()].find((i) => awardId(r.event_id!, r.trigger_id, i) === r.id) ?? -1;
+      const index = r.idx ?? (r.event_id === null ? -1 : [...Array(RECENT_KEPT).keys()].find((i) => awardId(r.event_id!, r.trigger_id, i) === r.id) ?? -1);
       if (index < 0) break;
       entries.push(encodeAward({
         opId: r.event_id!, at: r.at.getTime(), index, triggerSlot: cfg.triggersById.get(r.trigger_id)?.slot ?? -1,

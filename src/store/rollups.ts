@@ -90,7 +90,7 @@ export class DailyRollups {
         `INSERT INTO rollup_points (tenant_id, day, system_id, issued, consumed, awards)
          SELECT $1, (at AT TIME ZONE 'UTC')::date, system_id, coalesce(sum(awarded) FILTER (WHERE awarded > 0), 0),
                 coalesce(-sum(awarded) FILTER (WHERE awarded < 0), 0), count(*)
-         FROM points_awards WHERE tenant_id = $1 AND at >= $2 AND at < $3 GROUP BY 2, 3
+         FROM awards WHERE tenant_id = $1 AND at >= $2 AND at < $3 GROUP BY 2, 3
          ON CONFLICT DO NOTHING`,
         args,
       );

@@ -19,7 +19,7 @@ const UNITS = { w: 'week', m: 'month', y: 'year' } as const;
 export type PeriodUnit = keyof typeof UNITS;
 const SOURCES = {
   m: { table: 'events', item: 'metric_id', value: 'value' },
-  p: { table: 'points_awards', item: 'system_id', value: 'awarded' },
+  p: { table: 'awards', item: 'system_id', value: 'awarded' },
 } as const;
 const FRACTIONS = Array.from({ length: 101 }, (_, i) => i / 100);
 

@@ -47,7 +47,7 @@ export async function yearRecord(db: Pool, y: YearOf): Promise<YearRecord> {
        WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.local_date <= $4 AND jsonb_typeof(e.attributes) = 'object' GROUP BY 1, 2`, args),
     db.query<DatedSum>(
       `SELECT system_id AS item, CASE WHEN local_date < $3 THEN NULL ELSE to_char(local_date, 'YYYY-MM-DD') END AS d, sum(awarded)::float8 AS v
-       FROM points_awards WHERE tenant_id = $1 AND user_id = $2 AND local_date <= $4 GROUP BY 1, 2`, args),
+       FROM awards WHERE tenant_id = $1 AND user_id = $2 AND local_date <= $4 GROUP BY 1, 2`, args),
     db.query<{ d: string; n: number }>(
       `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, count(*)::int AS n FROM events
        WHERE tenant_id = $1 AND user_id = $2 AND local_date BETWEEN $3 AND $4 GROUP BY 1`, args),

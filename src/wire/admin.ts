@@ -644,6 +644,8 @@ export interface UserExport {
   events: { id: string; metric: string | null; value: number; total: number; date: IsoDate; at: IsoDateTime; idempotencyKey: string | null; attributes: Record<string, string> }[];
   /** Daily sums per metric of the user's events whose raw records were dropped past EVENT_RETENTION_DAYS. */
   eventDays: { metric: string | null; date: IsoDate; events: number; value: number }[];
+  /** Daily sums per points system of the awards that went with those events. */
+  pointsDays: { points: string | null; date: IsoDate; awarded: number }[];
   /** Points boosts aimed at this user. */
   boosts: { id: string; points: string | null; name: string; start: IsoDate; end: IsoDate | null; multiplier: number }[];
   /** Application API keys bound to the user (never the secret). */

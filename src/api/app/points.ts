@@ -141,7 +141,7 @@ export function pointsReadRoutes(ctx: Ctx) {
       handler: async (x) => {
         const { tenant, system } = await systemFor(x);
         await ctx.durable.all(tenant);
-        const totals = await userTotals(ctx.db, tenant.id, system.id, attributeQuery(x.query.userAttributes));
+        const totals = await userTotals(ctx.db, tenant.id, system.slot, attributeQuery(x.query.userAttributes));
         return ok(histogram(totals));
       },
     }),
@@ -153,7 +153,7 @@ export function pointsReadRoutes(ctx: Ctx) {
         const { tenant, system } = await systemFor(x);
         if (system.levels.length === 0) throw invalid(`Points system "${system.key}" has no levels`);
         await ctx.durable.all(tenant);
-        const totals = await userTotals(ctx.db, tenant.id, system.id, {});
+        const totals = await userTotals(ctx.db, tenant.id, system.slot, {});
         const counts = new Map<string, number>();
         for (const t of totals) {
           const l = levelFor(system.levels, t);
