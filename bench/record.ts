@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { freePort, postgresCpu, processCpu, sleep } from './util';
+import { freePort, ownRedis, postgresCpu, processCpu, sleep } from './util';
 import { runLoad } from './load';
 import { seedConfig, seedUsers } from './seed';
 
@@ -133,12 +135,17 @@ async function main(): Promise<void> {
   const schema = `record_${id}`;
   const adminKey = `admin_bench.${randomBytes(16).toString('hex')}`;
   const port = await freePort();
+  // A Redis of its own, gone with its 100,000 keys when the run ends (a shared
+  // one kept them, and every later SCAN over it, tests' included, crawled).
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'laurel-record-'));
+  const redis = await ownRedis(dir);
+  await redis.ready();
   // BENCH_LAUREL_MAIN: another build's main.js (the previous version, for a before/after on the same machine state).
   const proc = spawn(process.execPath, [process.env.BENCH_LAUREL_MAIN ?? 'dist/src/main.js'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL, DATABASE_SCHEMA: schema,
-      REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `record-${id}:`, ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn', PGAPPNAME: `laurel-${schema}` },
+      REDIS_URL: redis.url, REDIS_KEY_PREFIX: `record-${id}:`, ADMIN_API_KEY: adminKey, LOG_LEVEL: 'warn', PGAPPNAME: `laurel-${schema}` },
   });
   const url = `http://127.0.0.1:${port}`;
   const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
@@ -226,6 +233,9 @@ async function main(): Promise<void> {
     if (!process.env.BENCH_KEEP) await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     else process.stderr.write(`record: schema ${schema} kept\n`);
     await db.end();
+    redis.redis.disconnect();
+    redis.proc.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
