@@ -18,7 +18,7 @@ export interface StoredAward {
 
 /** A user's `n` newest awards in a points system, newest first. */
 export async function recentAwards(db: Pool, tenantId: string, userId: string, systemId: string, n: number): Promise<StoredAward[]> {
-  const { rows } = await db.query<StoredAward & { eventId: string; idx: number | null }>({
+  const { rows } = await db.query<StoredAward & { eventId: string | null; idx: number | null }>({
     // A named statement, which Postgres plans once per connection rather than on every read.
     name: 'points-recent-awards',
     text: `SELECT a.id, a.event_id AS "eventId", a.idx, a.trigger_id AS "triggerId", v.trigger, a.awarded::float8 AS awarded, a.total::float8 AS total, a.at,
@@ -40,7 +40,7 @@ export const awardOrder = (dir: 'ASC' | 'DESC', alias = 'a') =>
   `${alias}.ver ${dir} NULLS ${dir === 'ASC' ? 'FIRST' : 'LAST'}, ${alias}.place ${dir}`;
 
 /** An award's id: stored with the awards of other operations, derived for an event's (see awardId). */
-export const storedAwardId = (id: string | null, eventId: string, triggerId: string, idx: number | null) => id ?? awardId(eventId, triggerId, idx!);
+export const storedAwardId = (id: string | null, eventId: string | null, triggerId: string, idx: number | null) => id ?? awardId(eventId!, triggerId, idx!);
 
 /**
  * Every user's total in a system (among users with all of `attrs`), from the

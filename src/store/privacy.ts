@@ -233,7 +233,7 @@ export async function exportUser(ctx: Ctx, tenant: Tenant, userId: string): Prom
     .sort((a, b) => a.slot - b.slot)
     .map((m) => ({ key: m.key, name: m.name, total: Number(fields.get(totalField(m.slot)) ?? 0) }));
 
-  const awards = (await q<{ id: string | null; idx: number | null; system_id: string; trigger_id: string; event_id: string; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
+  const awards = (await q<{ id: string | null; idx: number | null; system_id: string; trigger_id: string; event_id: string | null; awarded: number; total: number; at: Date; local_date: string; boosts: string[] }>(
     `SELECT id, idx, system_id, trigger_id, event_id, awarded::float8 AS awarded, total::float8 AS total, at, to_char(local_date, 'YYYY-MM-DD') AS local_date, boosts
      FROM awards a WHERE tenant_id = $1 AND user_id = $2 ORDER BY ${awardOrder('ASC')}`,
   )).map(({ idx, ...a }) => ({ ...a, id: storedAwardId(a.id, a.event_id, a.trigger_id, idx) }));
