@@ -3,6 +3,7 @@ import { sharedRedis, startServer } from './helpers/harness';
 import { FLUSH_GROUP } from '../src/redis/keys';
 import { stateValues } from '../src/store/user-state';
 import { LAST_CHANGE_FIELD } from '../src/domain/user-hash';
+import { Batch, StreamEntry, writeBatch } from '../src/pipeline/flush-batch';
 
 // At least once means a batch can arrive twice (a crash between commit and
 // acknowledgement): the second time must change nothing in Postgres.
@@ -109,4 +110,40 @@ t.test('the stored fields are the user hash after every batch', async (t) => {
     t.same(now.fields, await hash(), `after batch ${i + 1}`);
   }
   t.ok(recent.some((r, i) => i > 0 && recent[i - 1] && !r), 'batches wrote their changes beside the hash, then folded them in');
+});
+
+// A read may flush records a consumer holds, and a consumer may claim
+// another's: two flushers can write the same records at once. The second
+// waits on the first's uncommitted event, fails on its key once that
+// commits, and its retry finds everything stored: nothing twice, nothing
+// set aside as unwritable.
+t.test('the same records flushed by two flushers at once are stored once', async (t) => {
+  const s = await startServer(t);
+  await s.app.flusher.stop();
+  const { m } = await s.metrics(['m']);
+  await s.call('POST', '/admin/v1/achievements', { body: [{ key: 'one', name: 'One', trigger: 'metric', metricId: m!.id, metricValue: 1, status: 'active' }] });
+  // One record: a batch of more would be halved on the error, and its halves written.
+  await s.event('m', { user: { id: 'a' }, value: 2 });
+  const r = await sharedRedis(t);
+  const records = (await r.xrange(s.app.ctx.keys.tenant(0).stream, '-', '+')) as StreamEntry[];
+  const db = s.app.ctx.db;
+  const tenantId = (await db.query('SELECT id FROM tenants')).rows[0].id as string;
+
+  // The other flusher: the same batch, written and not yet committed.
+  const other = await db.connect();
+  t.teardown(() => other.release());
+  await other.query('BEGIN');
+  await writeBatch(other, tenantId, new Batch(records));
+  const xid = (await other.query('SELECT pg_current_xact_id()::text AS x')).rows[0].x as string;
+  const drained = s.app.flusher.drain();
+  const blocked = async () => (await db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND transactionid::text = $1 AND NOT granted`, [xid])).rowCount! > 0;
+  while (!(await blocked())) await new Promise((res) => setImmediate(res));
+  await other.query('COMMIT');
+  await drained;
+
+  const count = async (sql: string) => Number((await db.query(sql)).rows[0].n);
+  t.equal(await count('SELECT count(*) AS n FROM events'), 1);
+  t.equal(await count('SELECT count(*) AS n FROM achievement_completions'), 1);
+  t.equal(await count('SELECT count(*) AS n FROM dead_letters'), 0, 'no record was set aside');
+  t.equal(await r.xlen(s.app.ctx.keys.tenant(0).stream), 0, 'the records were acknowledged');
 });

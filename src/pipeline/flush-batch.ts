@@ -281,8 +281,11 @@ export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch):
  * The events, and the ids of the other operations that pay awards: each
  * stored once under its unique key (an event's tenant, time and id; an
  * operation's id). Returns the ids stored now, not before.
- * Two flushers holding the same record (one claimed it from the other) both
- * try; the second waits for the first's commit and then finds the id taken.
+ * Two flushers holding the same record (one claimed it from the other, or a
+ * read flushes what a consumer holds) both try: the second waits for the
+ * first's commit, fails on the unique key, and its retry skips the event.
+ * Events already stored are skipped by lookup, not ON CONFLICT: a
+ * speculative insert logs a confirmation record of 48 bytes per row.
  */
 async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise<Set<string>> {
   const first = new Set<string>();
@@ -294,7 +297,8 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
        SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw::award[]
        FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::numeric[], $6::numeric[], $7::date[], $8::bigint[], $9::text[], $10::jsonb[], $11::bigint[], $12::text[])
          AS x(id, u, m, v, t, d, at, ik, a, ver, aw)
-       ON CONFLICT (tenant_id, occurred_at, id) DO NOTHING RETURNING id`,
+       WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id OFFSET 0)
+       RETURNING id`,
       values: [tenantId, column(ev, 'id'), column(ev, 'u'), column(ev, 'm'), column(ev, 'v'), column(ev, 't'), column(ev, 'd'), column(ev, 'at'), column(ev, 'ik'),
         literal(ev.map((e) => (e.a ? JSON.stringify(e.a) : null))), column(ev, 'ver'), column(ev, 'aw')],
     });
@@ -367,6 +371,12 @@ async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: 
   );
 }
 
+/** The first of each key's items, in their order. */
+function firstOfEach<T>(items: T[], key: (x: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((x) => !seen.has(key(x)) && !!seen.add(key(x)));
+}
+
 /** Rank history of leaderboards (of operations stored for the first time). */
 async function writeBoardEvents(c: PoolClient, tenantId: string, rows: Batch['boardEvents']): Promise<void> {
   if (!rows.length) return;
@@ -393,15 +403,21 @@ async function writePeriods(c: PoolClient, tenantId: string, periods: Batch['per
   );
 }
 
-/** Achievement completions. */
+/**
+ * Achievement completions, each (achievement, user) once: the first stays.
+ * The rows already stored are skipped rather than met with ON CONFLICT,
+ * whose speculative insert logs a confirmation record per row (48 bytes),
+ * as the events' insert does; a completion stored by another flusher
+ * meanwhile fails the batch, which is retried (see RETRYABLE in flusher.ts).
+ */
 async function writeCompletions(c: PoolClient, tenantId: string, completions: Batch['completions']): Promise<void> {
   if (!completions.length) return;
   await c.query(
     `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)
      SELECT $1, x.a, x.u, to_timestamp(x.at / 1000.0), x.e
      FROM jsonb_to_recordset($2::jsonb) AS x(a uuid, u text, at bigint, e uuid)
-     ON CONFLICT DO NOTHING`,
-    [tenantId, JSON.stringify(completions)],
+     WHERE NOT EXISTS (SELECT FROM achievement_completions d WHERE d.tenant_id = $1 AND d.achievement_id = x.a AND d.user_id = x.u OFFSET 0)`,
+    [tenantId, JSON.stringify(firstOfEach(completions, (d) => `${d.a}\0${d.u}`))],
   );
 }
 

@@ -11,8 +11,11 @@ import { changeOwner, UserChangeRecord } from '../engine/change-record';
 import { Batch, keptAfterErasures, StreamEntry, writeBatch } from './flush-batch';
 
 const BATCH = 500;
-/** Serialization failure and deadlock: a retry goes through. */
-const RETRYABLE = new Set(['40001', '40P01']);
+/**
+ * Serialization failure, deadlock, and a unique key taken by another
+ * flusher's commit of the same record (see writeOnce): a retry goes through.
+ */
+const RETRYABLE = new Set(['40001', '40P01', '23505']);
 
 /**
  * Derives more rows from a batch in the batch's own transaction (webhook
@@ -144,7 +147,7 @@ export class Flusher {
       const page = (await this.redis.xrange(stream, from, upTo, 'COUNT', BATCH)) as StreamEntry[];
       const mine = userId === undefined ? page : page.filter((e) => readableOwner(e[1]) === userId);
       if (mine.length) {
-        await this.retryingConflicts(() => this.writeOrSetAside(t, mine));
+        await this.writeOrSetAside(t, mine);
         const ids = mine.map((e) => e[0]);
         await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
       }
@@ -159,7 +162,7 @@ export class Flusher {
     if (last[0]) await this.flushThrough(t, last[0][0]);
   }
 
-  /** Side by side with the consumers, a deadlock is possible, and a retry resolves it. */
+  /** Side by side with other flushers, a deadlock or a taken key is possible, and a retry resolves it. */
   private async retryingConflicts(fn: () => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -267,7 +270,7 @@ export class Flusher {
    */
   private async writeOrSetAside(t: Tenant, entries: StreamEntry[]): Promise<void> {
     try {
-      await this.write(t, entries);
+      await this.retryingConflicts(() => this.write(t, entries));
     } catch (err) {
       if (!isPermanent(err)) throw err;
       if (entries.length === 1) return this.deadLetters.add(t, entries[0]![0], entries[0]![1], err);
