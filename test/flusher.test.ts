@@ -1,9 +1,11 @@
 import t from 'tap';
+import { randomUUID } from 'node:crypto';
 import { sharedRedis, startServer } from './helpers/harness';
 import { FLUSH_GROUP } from '../src/redis/keys';
 import { stateValues } from '../src/store/user-state';
 import { LAST_CHANGE_FIELD } from '../src/domain/user-hash';
 import { Batch, StreamEntry, writeBatch } from '../src/pipeline/flush-batch';
+import { RECORD_FIELD as F, RECORD_KIND as K } from '../src/domain/change-record';
 
 // At least once means a batch can arrive twice (a crash between commit and
 // acknowledgement): the second time must change nothing in Postgres.
@@ -146,4 +148,33 @@ t.test('the same records flushed by two flushers at once are stored once', async
   t.equal(await count('SELECT count(*) AS n FROM achievement_completions'), 1);
   t.equal(await count('SELECT count(*) AS n FROM dead_letters'), 0, 'no record was set aside');
   t.equal(await r.xlen(s.app.ctx.keys.tenant(0).stream), 0, 'the records were acknowledged');
+});
+
+// A streak period is recorded again when a later call settles it otherwise
+// (a freeze spent on it, a restore): the later record wins in Postgres.
+t.test('a later record of a streak period rewrites it, beside new ones', async (t) => {
+  const s = await startServer(t);
+  await s.app.flusher.stop();
+  const db = s.app.ctx.db;
+  const tenantId = (await db.query('SELECT id FROM tenants')).rows[0].id as string;
+  const record = (id: string, periods: object[]): StreamEntry =>
+    [id, [F.kind, K.user, F.event, randomUUID(), F.user, 'a', F.at, '1790000000000', F.date, '2026-09-21', F.periods, JSON.stringify(periods)]];
+  const write = async (entries: StreamEntry[]) => {
+    const c = await db.connect();
+    try {
+      await c.query('BEGIN');
+      await writeBatch(c, tenantId, new Batch(entries));
+      await c.query('COMMIT');
+    } finally {
+      c.release();
+    }
+  };
+  await write([record('1-0', [{ f: 'd', p: 10, l: 1, fr: 0, pa: 0 }, { f: 'd', p: 11, l: 2, fr: 0, pa: 0 }])]);
+  await write([record('2-0', [{ f: 'd', p: 11, l: 2, fr: 1, pa: 0 }]), record('2-1', [{ f: 'd', p: 10, l: 1, fr: 0, pa: 0 }, { f: 'd', p: 12, l: 3, fr: 0, pa: 1 }])]);
+  const { rows } = await db.query('SELECT period, length, used_freeze, used_pause FROM streak_periods WHERE user_id = $1 ORDER BY period', ['a']);
+  t.same(rows, [
+    { period: 10, length: 1, used_freeze: false, used_pause: false },
+    { period: 11, length: 2, used_freeze: true, used_pause: false },
+    { period: 12, length: 3, used_freeze: false, used_pause: true },
+  ]);
 });

@@ -390,17 +390,30 @@ async function writeBoardEvents(c: PoolClient, tenantId: string, rows: Batch['bo
   });
 }
 
-/** Streak periods (a later record of a period wins). */
+/**
+ * Streak periods (a later record of a period wins): the stored ones that
+ * changed are updated and the new ones inserted, in one statement (the
+ * insert's NOT EXISTS sees the rows as of before the update). Not an
+ * upsert: its speculative insert logs a 48-byte confirmation per row. A
+ * row another flusher updates at the same moment keeps that flusher's
+ * record, as one of the two would have under the upsert; a row it inserts
+ * fails the batch, which is retried.
+ */
 async function writePeriods(c: PoolClient, tenantId: string, periods: Batch['periods']): Promise<void> {
   if (!periods.size) return;
-  await c.query(
-    `INSERT INTO streak_periods (tenant_id, user_id, frequency, period, length, used_freeze, used_pause)
-     SELECT $1, x.u, x.f, x.p, x.l, x.fr = 1, x.pa = 1
-     FROM jsonb_to_recordset($2::jsonb) AS x(u text, f text, p integer, l integer, fr integer, pa integer)
-     ON CONFLICT (tenant_id, user_id, frequency, period) DO UPDATE
-       SET length = excluded.length, used_freeze = excluded.used_freeze, used_pause = excluded.used_pause`,
-    [tenantId, JSON.stringify(inKeyOrder(periods))],
-  );
+  const rows = 'jsonb_to_recordset($2::jsonb) AS x(u text, f text, p integer, l integer, fr integer, pa integer)';
+  const match = 'tenant_id = $1 AND user_id = x.u AND frequency = x.f AND period = x.p';
+  await c.query({
+    name: 'flush-periods',
+    text: `WITH changed AS (
+       UPDATE streak_periods SET length = x.l, used_freeze = x.fr = 1, used_pause = x.pa = 1
+       FROM ${byKey(rows, 'streak_periods', match, 'ctid AS tid, length AS ol, used_freeze AS ofr, used_pause AS opa')} x
+       WHERE streak_periods.ctid = x.tid AND (x.ol, x.ofr, x.opa) IS DISTINCT FROM (x.l, x.fr = 1, x.pa = 1))
+     INSERT INTO streak_periods (tenant_id, user_id, frequency, period, length, used_freeze, used_pause)
+     SELECT $1, x.u, x.f, x.p, x.l, x.fr = 1, x.pa = 1 FROM ${rows}
+     WHERE NOT EXISTS (SELECT FROM streak_periods WHERE ${match} OFFSET 0)`,
+    values: [tenantId, JSON.stringify(inKeyOrder(periods))],
+  });
 }
 
 /**
