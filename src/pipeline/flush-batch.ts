@@ -314,7 +314,11 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
   return first;
 }
 
-/** Users and their profiles: created once, then updated field by field unless a newer update is stored. */
+/**
+ * Users and their profiles: created once (the stored ones skipped, as
+ * events are: see writeOnce), then updated field by field unless a newer
+ * update is stored.
+ */
 async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']): Promise<void> {
   if (!users.size) return;
   const rows = inKeyOrder(users);
@@ -323,7 +327,7 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
      SELECT $1, x.id, x.p->>'${EMAIL_FIELD}', x.p->>'${NAME_FIELD}', nullif(x.p->>'${ZONE_FIELD}', ''), coalesce(x.p->>'${SUBSCRIBED_FIELD}', '1') = '1',
             nullif(x.p->>'${DEVICE_TOKENS_FIELD}', '')::jsonb, x.a, to_timestamp(coalesce(x.created, x.updated) / 1000.0), to_timestamp(x.updated / 1000.0)
      FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, created bigint, updated bigint)
-     ON CONFLICT (tenant_id, id) DO NOTHING`,
+     WHERE NOT EXISTS (SELECT FROM users WHERE tenant_id = $1 AND id = x.id OFFSET 0)`,
     [tenantId, JSON.stringify(rows)],
   );
   await c.query(
@@ -344,9 +348,11 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
 
 /**
  * Live board entries (restored from on a rebuild), each with its stream
- * version: the stored ones updated where older, then the rest upserted
- * (an upsert locks each existing row first, a WAL record of its own: here
- * only for an entry new to Postgres, or one already newer there).
+ * version: the stored ones updated where older, then the rest inserted
+ * unless stored (already newer there). Not an upsert, which locks each
+ * existing row first and confirms each new one, a WAL record each. An
+ * entry another flusher inserts meanwhile fails the batch, and the retry
+ * updates it if this one is newer.
  */
 async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: Batch['boardEntries']): Promise<void> {
   if (!boardEntries.size) return;
@@ -365,8 +371,7 @@ async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: 
     `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
      SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver
      FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
-     ON CONFLICT (tenant_id, leaderboard_id, run, grp, user_id) DO UPDATE SET score = excluded.score, ver = excluded.ver
-     WHERE board_entries.ver < excluded.ver`,
+     WHERE NOT EXISTS (SELECT FROM board_entries WHERE tenant_id = $1 AND leaderboard_id = x.b AND run = x.r AND grp = x.g AND user_id = x.u OFFSET 0)`,
     [tenantId, JSON.stringify(inKeyOrder(rest))],
   );
 }
