@@ -17,9 +17,10 @@ import { byKey } from './db';
  * rewrites the row, and Postgres logs only the bytes between the first and
  * the last that differ when the new version stays on the page (fillfactor);
  * a text's length leads its bytes, so a column whose length changes is
- * logged whole. Batches rewrite `recent` alone, the column after `state`,
- * so what they log is the fields they changed rather than the whole hash;
- * once `recent` outgrows half of `state`, the two are folded into `state`.
+ * logged from its start to its last changed byte. Batches rewrite `recent`
+ * alone, the column after `state`, so what they log is the fields changed
+ * since the last fold rather than the whole hash; once `recent` outgrows
+ * half of `state`, the two are folded into `state`.
  */
 
 /** A user's stored fields: field -> [value (null: deleted), stream version]. */
