@@ -136,7 +136,7 @@ t.test('the same records flushed by two flushers at once are stored once', async
   t.teardown(() => other.release());
   await other.query('BEGIN');
   await writeBatch(other, tenantId, new Batch(records));
-  const xid = (await other.query('SELECT pg_current_xact_id()::text AS x')).rows[0].x as string;
+  const xid = (await other.query('SELECT pg_current_xact_id()::xid::text AS x')).rows[0].x as string;
   const drained = s.app.flusher.drain();
   const blocked = async () => (await db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND transactionid::text = $1 AND NOT granted`, [xid])).rowCount! > 0;
   while (!(await blocked())) await new Promise((res) => setImmediate(res));
