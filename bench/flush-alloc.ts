@@ -76,7 +76,8 @@ async function main(): Promise<void> {
               for (const x of (typeof q === 'string' ? v : q.values) ?? []) prepareValue(x);
               if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
               const values = (typeof q === 'string' ? v : q.values) as (string | null)[][];
-              if (text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
+              // The read (an update names the table in its FROM too).
+              if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
               // An update passes state null where it keeps it.
               if (text.includes('user_state') && Array.isArray(values[2])) {
                 values[1]!.forEach((u, i) => states.set(u!, { state: values[2]![i] ?? states.get(u!)!.state, recent: values[3]?.[i] ?? null }));
