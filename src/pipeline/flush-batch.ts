@@ -379,7 +379,12 @@ async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: 
 /** The first of each key's items, in their order. */
 function firstOfEach<T>(items: T[], key: (x: T) => string): T[] {
   const seen = new Set<string>();
-  return items.filter((x) => !seen.has(key(x)) && !!seen.add(key(x)));
+  return items.filter((x) => {
+    const k = key(x);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }
 
 /** Rank history of leaderboards (of operations stored for the first time). */
