@@ -94,7 +94,12 @@ t.test('EVENT_RETENTION_DAYS drops whole months past the window; summaries and c
   }
   await s.drain();
   const charts = () => Promise.all(['events', 'active-users'].map((n) => s.call('GET', `/admin/v1/analytics/${n}?from=2026-02-01&to=2026-03-12`).then((r) => r.body)));
-  const before = { u1: await summary(s, 'u1'), u2: await summary(s, 'u2'), charts: await charts(), xp1: await pointsSummary(s, 'u1'), xp2: await pointsSummary(s, 'u2') };
+  // A year in review's totals and changes (its percentiles come from the scheduler's refresh).
+  const year = async (user: string) => {
+    const y = (await s.call('GET', `/v1/users/${user}/wrapped?year=2026`)).body.activity.entireYear;
+    return [y.metrics.steps, y.points.xp].map((x: { currentTotal: number; changeThisPeriod: number }) => [x.currentTotal, x.changeThisPeriod]);
+  };
+  const before = { u1: await summary(s, 'u1'), u2: await summary(s, 'u2'), charts: await charts(), xp1: await pointsSummary(s, 'u1'), xp2: await pointsSummary(s, 'u2'), year: await year('u1') };
   t.equal(before.charts[0].length > 0, true);
   t.equal(before.xp1.at(-1).total, 2 * (10 + 11 + 12 + 13 + 14), 'the points summary adds up the awards kept in the events');
 
@@ -108,6 +113,7 @@ t.test('EVENT_RETENTION_DAYS drops whole months past the window; summaries and c
   t.same(await summary(s, 'u2'), before.u2);
   t.same(await pointsSummary(s, 'u1'), before.xp1, "a user's points summary is the same (the dropped awards' daily sums)");
   t.same(await pointsSummary(s, 'u2'), before.xp2);
+  t.same(await year('u1'), before.year, "a user's year in review counts the dropped month's steps and points");
   t.same(await charts(), before.charts, 'the analytics charts are the same');
   const again = await s.call('GET', '/v1/users/u1/metrics/steps/event-summary?aggregation=monthly&startDate=2026-02-01&endDate=2026-03-31');
   t.same(again.body.map((p: { change: number }) => p.change), [10 + 11 + 12, 13 + 14], 'monthly changes too');

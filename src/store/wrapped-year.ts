@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { METRIC_EVENTS, POINTS_AWARDS } from './event-sums';
 
 /** A sum per item and local date within the year; `d` null for the sum of everything before it. */
 export interface DatedSum {
@@ -34,12 +35,17 @@ export interface YearRecord {
   ranks: { id: string; d: string; rank: number; value: number }[];
 }
 
+/**
+ * Metric and points sums count what retention dropped too (its daily sums,
+ * as the summaries do); the per-attribute sums and the event counts read
+ * the events still kept.
+ */
 export async function yearRecord(db: Pool, y: YearOf): Promise<YearRecord> {
   const args = [y.tenantId, y.userId, y.first, y.last];
   const [metricRows, attrRows, pointRows, counts, completions, ranks] = await Promise.all([
     db.query<DatedSum>(
       `SELECT metric_id AS item, CASE WHEN local_date < $3 THEN NULL ELSE to_char(local_date, 'YYYY-MM-DD') END AS d, sum(value)::float8 AS v
-       FROM events WHERE tenant_id = $1 AND user_id = $2 AND local_date <= $4 GROUP BY 1, 2`, args),
+       FROM ${METRIC_EVENTS.table} WHERE tenant_id = $1 AND user_id = $2 AND local_date <= $4 GROUP BY 1, 2`, args),
     db.query<DatedSum>(
       `SELECT e.metric_id || E'\\x1f' || kv.key || E'\\x1f' || kv.value AS item,
               CASE WHEN e.local_date < $3 THEN NULL ELSE to_char(e.local_date, 'YYYY-MM-DD') END AS d, sum(e.value)::float8 AS v
@@ -47,7 +53,7 @@ export async function yearRecord(db: Pool, y: YearOf): Promise<YearRecord> {
        WHERE e.tenant_id = $1 AND e.user_id = $2 AND e.local_date <= $4 AND jsonb_typeof(e.attributes) = 'object' GROUP BY 1, 2`, args),
     db.query<DatedSum>(
       `SELECT system_id AS item, CASE WHEN local_date < $3 THEN NULL ELSE to_char(local_date, 'YYYY-MM-DD') END AS d, sum(awarded)::float8 AS v
-       FROM awards WHERE tenant_id = $1 AND user_id = $2 AND local_date <= $4 GROUP BY 1, 2`, args),
+       FROM ${POINTS_AWARDS.table} WHERE tenant_id = $1 AND user_id = $2 AND local_date <= $4 GROUP BY 1, 2`, args),
     db.query<{ d: string; n: number }>(
       `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, count(*)::int AS n FROM events
        WHERE tenant_id = $1 AND user_id = $2 AND local_date BETWEEN $3 AND $4 GROUP BY 1`, args),
