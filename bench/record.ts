@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { freePort, ownRedis, postgresCpu, processCpu, sleep } from './util';
+import { freePort, heapSampler, ownRedis, postgresCpu, processCpu, sleep } from './util';
 import { runLoad } from './load';
 import { seedConfig, seedUsers } from './seed';
 
@@ -141,7 +141,9 @@ async function main(): Promise<void> {
   const redis = await ownRedis(dir);
   await redis.ready();
   // BENCH_LAUREL_MAIN: another build's main.js (the previous version, for a before/after on the same machine state).
-  const proc = spawn(process.execPath, [process.env.BENCH_LAUREL_MAIN ?? 'dist/src/main.js'], {
+  // The inspector lets the run sample the server's allocations (heapSampler).
+  const inspectPort = await freePort();
+  const proc = spawn(process.execPath, [`--inspect=127.0.0.1:${inspectPort}`, process.env.BENCH_LAUREL_MAIN ?? 'dist/src/main.js'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL, DATABASE_SCHEMA: schema,
@@ -179,6 +181,9 @@ async function main(): Promise<void> {
       for (const x of await schemaXids(db, from, to, [...files.keys()])) xids.add(x);
       from = to;
     };
+    const heap = await heapSampler(inspectPort);
+    await heap.start();
+    const node0 = processCpu(proc.pid!);
     const sampler = setInterval(() => void backends.sample().catch(() => undefined), 1000);
     while ((await count()) < EVENTS) {
       await runLoad('events', { method: 'POST', path: '/v1/metrics/{metric}/event', body: 'event', apiKey: adminKey, idempotent: true },
@@ -187,6 +192,11 @@ async function main(): Promise<void> {
       process.stderr.write(`record: ${await count()} events\n`);
     }
     await until(async () => (await lag()) === 0, 300_000);
+    const node1 = processCpu(proc.pid!);
+    const { bytes: allocated, profile } = await heap.stop();
+    // BENCH_HEAP_PROFILE=file: the allocation profile, for DevTools' Memory tab.
+    if (process.env.BENCH_HEAP_PROFILE) writeFileSync(process.env.BENCH_HEAP_PROFILE, JSON.stringify(profile));
+    heap.close();
     await backends.sample();
     clearInterval(sampler);
     const n = await count();
@@ -218,6 +228,7 @@ async function main(): Promise<void> {
       `${n} events over ${USERS} users`,
       `WAL per event: ${per(Number(w1 - w0))} B (whole server); this schema's: ${per(mine)} B, of which full-page images ${per(mine - noImages)} B; without them ${per(noImages)} B`,
       `Postgres CPU per event: ${per(c1 - c0)} µs (whole server); Laurel's backends: ${per(backends.total())} µs`,
+      `Laurel's process (HTTP, scripts and flusher), per event: ${per(node1 - node0)} µs of CPU, ${(allocated / n / 1024).toFixed(1)} KB allocated (V8 heap sampling)`,
       `table+index bytes per event (tables that grew, all rows): ${per(total(s1))} B; grown during the load: ${per(total(s1) - total(s0))} B`,
       `${'table'.padEnd(26)}${pad('bytes/ev', 9)}${pad('WAL/ev', 8)}${pad('heap', 7)}${pad('index', 7)}${pad('images', 7)}`,
       ...tables.map((t) => {

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import Redis from 'ioredis';
 import { Client, type Pool } from 'pg';
+import WebSocket from 'ws';
 import { type Config, loadConfig } from '../src/config';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -112,4 +113,45 @@ export function machineCpu(): { total: number; steal: number } {
   } catch {
     return { total: NaN, steal: NaN };
   }
+}
+
+/**
+ * V8's sampling heap profiler in another Node process (started with
+ * `--inspect=127.0.0.1:<port>`), over the inspector protocol. Objects the
+ * garbage collector took are kept in the profile, so the sum is what the
+ * process allocated in between (an estimate: one sample per `interval`
+ * bytes on average), not what it still holds.
+ */
+export async function heapSampler(inspectPort: number, interval = 32_768) {
+  const list = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const socket = new WebSocket(list[0]!.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let next = 0;
+  const waiting = new Map<number, (r: { result?: unknown; error?: { message: string } }) => void>();
+  socket.on('message', (data) => {
+    const msg = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+    if (msg.id !== undefined) waiting.get(msg.id)?.(msg);
+  });
+  const call = async <T>(method: string, params: object = {}): Promise<T> => {
+    const id = ++next;
+    const reply = await new Promise<{ result?: unknown; error?: { message: string } }>((resolve) => {
+      waiting.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+    waiting.delete(id);
+    if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
+    return reply.result as T;
+  };
+  type Node = { selfSize: number; children: Node[] };
+  const sum = (n: Node): number => n.children.reduce((a, c) => a + sum(c), n.selfSize);
+  await call('HeapProfiler.enable');
+  return {
+    start: () => call('HeapProfiler.startSampling', { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }),
+    /** Bytes allocated since `start`, and the profile (Chrome's `.heapprofile` format). */
+    stop: async () => {
+      const { profile } = await call<{ profile: { head: Node } }>('HeapProfiler.stopSampling');
+      return { bytes: sum(profile.head), profile };
+    },
+    close: () => socket.close(),
+  };
 }
