@@ -78,9 +78,18 @@ async function main(): Promise<void> {
               const values = (typeof q === 'string' ? v : q.values) as (string | null)[][];
               // The read (an update names the table in its FROM too).
               if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
-              // An update passes state null where it keeps it.
-              if (text.includes('user_state') && Array.isArray(values[2])) {
-                values[1]!.forEach((u, i) => states.set(u!, { state: values[2]![i] ?? states.get(u!)!.state, recent: values[3]?.[i] ?? null }));
+              // An insert or update: texts as an array, or joined (db.ts joinJsonTexts). An
+              // update passes state null where it keeps it, and recent whole or, where the
+              // SQL says so, the groups to put in front of it.
+              const texts = (v: unknown) => (typeof v === 'string' ? v.split('\x1e').map((t) => t || null) : (v as (string | null)[] | undefined));
+              const [s, r] = [texts(values[2]), texts(values[3])];
+              if (text.includes('user_state') && s) {
+                const front = text.includes('left(x.r, -1)');
+                values[1]!.forEach((u, i) => {
+                  const old = states.get(u!);
+                  const recent = s[i] !== null || !r?.[i] ? null : front && old?.recent ? `${r[i]!.slice(0, -1)},${old.recent.slice(1)}` : r[i]!;
+                  states.set(u!, { state: s[i] ?? old!.state, recent });
+                });
               }
               return { rows: [] };
             },

@@ -20,12 +20,12 @@ CREATE FUNCTION laurel.user_state_field(state text, recent text, field text) RET
     LANGUAGE sql IMMUTABLE
     AS $$
   SELECT v FROM (
-    SELECT 1 AS o, g->>(i + 1) AS v FROM jsonb_array_elements(recent::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
+    SELECT 1 AS o, (g->>0)::numeric AS ver, g->>(i + 1) AS v FROM jsonb_array_elements(recent::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
     WHERE g->>i = field
     UNION ALL
-    SELECT 2, g->>(i + 1) FROM jsonb_array_elements(state::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
+    SELECT 2, (g->>0)::numeric, g->>(i + 1) FROM jsonb_array_elements(state::jsonb) AS g, generate_series(1, jsonb_array_length(g) - 1, 2) AS i
     WHERE g->>i = field) x
-  ORDER BY o LIMIT 1
+  ORDER BY o, ver DESC LIMIT 1
 $$;
 
 CREATE TABLE laurel.achievement_completions (

@@ -97,3 +97,12 @@ export async function inSavepoint<T>(c: PoolClient, fn: () => Promise<T>, keep: 
  */
 export const byKey = (rows: string, table: string, match: string, cols = 'ctid AS tid') =>
   `(SELECT x.*, t.* FROM ${rows} CROSS JOIN LATERAL (SELECT ${cols} FROM ${table} WHERE ${match} OFFSET 0) t)`;
+
+/**
+ * JSON texts (null: '') as one parameter, for `jsonTextArray($n)` in SQL.
+ * pg sends a text[] parameter as an array literal, escaping every quote
+ * of every element in a copy of it; JSON holds control characters only
+ * escaped, so the record separator cannot occur in one and joins them.
+ */
+export const joinJsonTexts = (texts: (string | null)[]) => texts.map((t) => t ?? '').join('\x1e');
+export const jsonTextArray = (param: string) => `string_to_array(${param}, E'\\x1e', '')`;

@@ -1,26 +1,26 @@
 import type { PoolClient } from 'pg';
-import { byKey } from './db';
+import { byKey, joinJsonTexts, jsonTextArray } from './db';
 
 /*
  * user_state: each user hash as one row, every field with the stream version
  * of the record that last wrote it (two flushers may commit neighbouring
  * batches in either order, and an older record must not take a field back).
  *
- * Stored as JSON text grouping the fields by version, oldest group first:
+ * Stored as JSON text grouping the fields by version:
  *   [[version, field, value, field, value, ...], ...]
  * (a value null: deleted; versions as strings, exact). A version is written
  * once per group instead of once per field, and no jsonb structure is kept
- * around each value: a third of the old row.
+ * around each value: a third of the old row. A field named by more than one
+ * group has its newest version's value, whatever the groups' order.
  *
  * Two columns: `state`, the whole hash as of some batch, and `recent`, the
  * fields batches changed since (newer than state's, so they win). An update
  * rewrites the row, and Postgres logs only the bytes between the first and
- * the last that differ when the new version stays on the page (fillfactor);
- * a text's length leads its bytes, so a column whose length changes is
- * logged from its start to its last changed byte. Batches rewrite `recent`
- * alone, the column after `state`, so what they log is the fields changed
- * since the last fold rather than the whole hash; once `recent` outgrows
- * half of `state`, the two are folded into `state`.
+ * the last that differ when the new version stays on the page (fillfactor).
+ * A batch puts its groups in front of `recent`'s, the last column: its old
+ * bytes stay the new row's tail, so the update logs the new groups (and
+ * the length before them). Once `recent` outgrows `state`, the two are
+ * folded into `state`.
  */
 
 /** A user's stored fields: field -> [value (null: deleted), stream version]. */
@@ -35,11 +35,15 @@ export function streamVersion(id: string): string {
 /** Whether one stream version (decimal digits, no leading zeros) is older than another. */
 export const versionBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a < b);
 
+/** The fields of one column, each at the newest version any of its groups gives it (groups may come in any order). */
 export function decodeState(text: string): StoredFields {
   const out: StoredFields = new Map();
   for (const g of JSON.parse(text) as (string | null)[][]) {
     const ver = g[0]!;
-    for (let i = 1; i + 1 < g.length; i += 2) out.set(g[i]!, [g[i + 1]!, ver]);
+    for (let i = 1; i + 1 < g.length; i += 2) {
+      const had = out.get(g[i]!);
+      if (!had || versionBefore(had[1], ver)) out.set(g[i]!, [g[i + 1]!, ver]);
+    }
   }
   return out;
 }
@@ -54,8 +58,7 @@ export function stateValues(state: string, recent: string | null): Map<string, s
 
 export function encodeState(fields: StoredFields): string {
   const groups = new Map<string, (string | null)[]>();
-  for (const f of [...fields.keys()].sort()) {
-    const [v, ver] = fields.get(f)!;
+  for (const [f, [v, ver]] of fields) {
     let g = groups.get(ver);
     if (!g) groups.set(ver, (g = [ver]));
     g.push(f, v);
@@ -73,6 +76,44 @@ export function mergeFields(stored: StoredFields, batch: StoredFields): boolean 
     changed = true;
   }
   return changed;
+}
+
+/**
+ * The newest version a column's groups carry. A group starts the text
+ * (`[["`) or follows another (`],["`); neither can occur inside a value,
+ * whose quotes JSON escapes.
+ */
+function newestVersion(text: string | null): string {
+  let newest = '';
+  for (let at = text?.startsWith('[["') ? 1 : -1; text && at >= 0; ) {
+    const ver = text.slice(at + 2, text.indexOf('"', at + 2));
+    if (versionBefore(newest, ver)) newest = ver;
+    const next = text.indexOf('],["', at);
+    at = next < 0 ? -1 : next + 2;
+  }
+  return newest;
+}
+
+/**
+ * A batch's fields that are newer than the row's. Usually every one is
+ * (the batch's records come after the ones stored), found without decoding
+ * the row; a batch committed late is filtered field by field.
+ */
+function freshFields(state: string, recent: string | null, batch: StoredFields): StoredFields {
+  const a = newestVersion(state);
+  const b = newestVersion(recent);
+  const newest = versionBefore(a, b) ? b : a;
+  let all = true;
+  for (const [, [, ver]] of batch) if (!versionBefore(newest, ver)) all = false;
+  if (all) return batch;
+  const stored = decodeState(state);
+  if (recent !== null) mergeFields(stored, decodeState(recent));
+  const fresh: StoredFields = new Map();
+  for (const [f, e] of batch) {
+    const had = stored.get(f);
+    if (!had || versionBefore(had[1], e[1])) fresh.set(f, e);
+  }
+  return fresh;
 }
 
 /**
@@ -99,47 +140,48 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
   const stored = new Map(rows.map((r) => [r.user_id, r]));
   // Rows that exist are updated and new ones inserted, each plainly: an
   // upsert would lock each existing row first, a WAL record of its own.
-  // An update leaves `state` as it is (null here) unless recent is folded in.
+  // An update sends the groups to put in front of recent, or, folding, the
+  // whole new state (recent then null).
   const changed: (string | null)[][] = [[], [], []];
   const created: string[][] = [[], []];
   for (const u of ids) {
+    const fields = batch.get(u)!;
     const old = stored.get(u);
     if (old === undefined) {
-      const fields: StoredFields = new Map();
-      mergeFields(fields, batch.get(u)!);
       created[0]!.push(u);
       created[1]!.push(encodeState(fields));
       continue;
     }
-    const base = decodeState(old.state);
-    const recent: StoredFields = old.recent === null ? new Map() : decodeState(old.recent);
-    // Fields newer than both columns' go to recent.
-    const fresh: StoredFields = new Map();
-    for (const [f, e] of batch.get(u)!) {
-      const had = base.get(f);
-      if (!had || versionBefore(had[1], e[1])) fresh.set(f, e);
-    }
-    if (!mergeFields(recent, fresh)) continue;
-    const text = encodeState(recent);
-    const fold = text.length * 2 > old.state.length;
+    const fresh = freshFields(old.state, old.recent, fields);
+    if (!fresh.size) continue;
+    const front = encodeState(fresh);
     changed[0]!.push(u);
-    changed[1]!.push(fold ? encodeState(new Map([...base, ...recent])) : null);
-    changed[2]!.push(fold ? null : text);
+    if (front.length + (old.recent?.length ?? 0) <= old.state.length) {
+      changed[1]!.push(null);
+      changed[2]!.push(front);
+      continue;
+    }
+    const state = decodeState(old.state);
+    if (old.recent !== null) mergeFields(state, decodeState(old.recent));
+    mergeFields(state, fresh);
+    changed[1]!.push(encodeState(state));
+    changed[2]!.push(null);
   }
   if (changed[0]!.length) {
     await c.query({
       name: 'user-state-update',
-      text: `UPDATE user_state SET state = coalesce(x.s, state), recent = x.r
-             FROM ${byKey('unnest($2::text[], $3::text[], $4::text[]) AS x(u, s, r)', 'user_state', 'tenant_id = $1 AND user_id = x.u')} x
+      text: `UPDATE user_state SET state = coalesce(x.s, state),
+               recent = CASE WHEN x.s IS NOT NULL THEN NULL WHEN recent IS NULL THEN x.r ELSE left(x.r, -1) || ',' || substr(recent, 2) END
+             FROM ${byKey(`unnest($2::text[], ${jsonTextArray('$3')}, ${jsonTextArray('$4')}) AS x(u, s, r)`, 'user_state', 'tenant_id = $1 AND user_id = x.u')} x
              WHERE user_state.ctid = x.tid`,
-      values: [tenantId, ...changed],
+      values: [tenantId, changed[0], joinJsonTexts(changed[1]!), joinJsonTexts(changed[2]!)],
     });
   }
   if (created[0]!.length) {
     await c.query({
       name: 'user-state-insert',
-      text: `INSERT INTO user_state (tenant_id, user_id, state) SELECT $1, x.u, x.s FROM unnest($2::text[], $3::text[]) AS x(u, s)`,
-      values: [tenantId, ...created],
+      text: `INSERT INTO user_state (tenant_id, user_id, state) SELECT $1, x.u, x.s FROM unnest($2::text[], ${jsonTextArray('$3')}) AS x(u, s)`,
+      values: [tenantId, created[0], joinJsonTexts(created[1]!)],
     });
   }
 }
