@@ -322,16 +322,18 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
 async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']): Promise<void> {
   if (!users.size) return;
   const rows = inKeyOrder(users);
-  await c.query(
-    `INSERT INTO users (tenant_id, id, email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated)
+  await c.query({
+    name: 'flush-users-insert',
+    text: `INSERT INTO users (tenant_id, id, email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated)
      SELECT $1, x.id, x.p->>'${EMAIL_FIELD}', x.p->>'${NAME_FIELD}', nullif(x.p->>'${ZONE_FIELD}', ''), coalesce(x.p->>'${SUBSCRIBED_FIELD}', '1') = '1',
             nullif(x.p->>'${DEVICE_TOKENS_FIELD}', '')::jsonb, x.a, to_timestamp(coalesce(x.created, x.updated) / 1000.0), to_timestamp(x.updated / 1000.0)
      FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, created bigint, updated bigint)
      WHERE NOT EXISTS (SELECT FROM users WHERE tenant_id = $1 AND id = x.id OFFSET 0)`,
-    [tenantId, JSON.stringify(rows)],
-  );
-  await c.query(
-    `UPDATE users SET
+    values: [tenantId, JSON.stringify(rows)],
+  });
+  await c.query({
+    name: 'flush-users-update',
+    text: `UPDATE users SET
        email = CASE WHEN x.p ? '${EMAIL_FIELD}' THEN x.p->>'${EMAIL_FIELD}' ELSE users.email END,
        name = CASE WHEN x.p ? '${NAME_FIELD}' THEN x.p->>'${NAME_FIELD}' ELSE users.name END,
        tz = CASE WHEN x.p ? '${ZONE_FIELD}' THEN nullif(x.p->>'${ZONE_FIELD}', '') ELSE users.tz END,
@@ -342,8 +344,8 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
      FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)', 'users',
        'tenant_id = $1 AND id = x.id AND updated <= to_timestamp(x.updated / 1000.0)')} x
      WHERE users.ctid = x.tid`,
-    [tenantId, JSON.stringify(rows)],
-  );
+    values: [tenantId, JSON.stringify(rows)],
+  });
 }
 
 /**
@@ -356,24 +358,26 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
  */
 async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: Batch['boardEntries']): Promise<void> {
   if (!boardEntries.size) return;
-  const { rows: updated } = await c.query<{ b: string; r: number; g: string; u: string }>(
-    `UPDATE board_entries e SET score = x.s::double precision, ver = x.ver
+  const { rows: updated } = await c.query<{ b: string; r: number; g: string; u: string }>({
+    name: 'flush-board-entries-update',
+    text: `UPDATE board_entries e SET score = x.s::double precision, ver = x.ver
      FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)', 'board_entries',
        'tenant_id = $1 AND leaderboard_id = x.b AND run = x.r AND grp = x.g AND user_id = x.u AND ver < x.ver')} x
      WHERE e.ctid = x.tid
      RETURNING e.leaderboard_id AS b, e.run AS r, e.grp AS g, e.user_id AS u`,
-    [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
-  );
+    values: [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
+  });
   const rest = new Map(boardEntries);
   for (const x of updated) rest.delete(boardEntryKey(x.b, x.r, x.g, x.u));
   if (!rest.size) return;
-  await c.query(
-    `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
+  await c.query({
+    name: 'flush-board-entries-insert',
+    text: `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
      SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver
      FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
      WHERE NOT EXISTS (SELECT FROM board_entries WHERE tenant_id = $1 AND leaderboard_id = x.b AND run = x.r AND grp = x.g AND user_id = x.u OFFSET 0)`,
-    [tenantId, JSON.stringify(inKeyOrder(rest))],
-  );
+    values: [tenantId, JSON.stringify(inKeyOrder(rest))],
+  });
 }
 
 /** The first of each key's items, in their order. */
@@ -435,13 +439,14 @@ async function writePeriods(c: PoolClient, tenantId: string, periods: Batch['per
  */
 async function writeCompletions(c: PoolClient, tenantId: string, completions: Batch['completions']): Promise<void> {
   if (!completions.length) return;
-  await c.query(
-    `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)
+  await c.query({
+    name: 'flush-completions',
+    text: `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)
      SELECT $1, x.a, x.u, to_timestamp(x.at / 1000.0), x.e
      FROM jsonb_to_recordset($2::jsonb) AS x(a uuid, u text, at bigint, e uuid)
      WHERE NOT EXISTS (SELECT FROM achievement_completions d WHERE d.tenant_id = $1 AND d.achievement_id = x.a AND d.user_id = x.u OFFSET 0)`,
-    [tenantId, JSON.stringify(firstOfEach(completions, (d) => `${d.a}\0${d.u}`))],
-  );
+    values: [tenantId, JSON.stringify(firstOfEach(completions, (d) => `${d.a}\0${d.u}`))],
+  });
 }
 
 /** Points awards of operations other than events (stored for the first time), in the batch's order (their seq orders an operation's awards). */
