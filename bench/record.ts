@@ -183,6 +183,7 @@ async function main(): Promise<void> {
     };
     const heap = await heapSampler(inspectPort);
     await heap.start();
+    if (process.env.BENCH_CPU_PROFILE) await heap.startCpu();
     const node0 = processCpu(proc.pid!);
     const sampler = setInterval(() => void backends.sample().catch(() => undefined), 1000);
     while ((await count()) < EVENTS) {
@@ -196,6 +197,8 @@ async function main(): Promise<void> {
     const { bytes: allocated, profile } = await heap.stop();
     // BENCH_HEAP_PROFILE=file: the allocation profile, for DevTools' Memory tab.
     if (process.env.BENCH_HEAP_PROFILE) writeFileSync(process.env.BENCH_HEAP_PROFILE, JSON.stringify(profile));
+    // BENCH_CPU_PROFILE=file: where the process spent its CPU, for DevTools' Performance tab.
+    if (process.env.BENCH_CPU_PROFILE) writeFileSync(process.env.BENCH_CPU_PROFILE, JSON.stringify(await heap.stopCpu()));
     heap.close();
     await backends.sample();
     clearInterval(sampler);

@@ -152,6 +152,12 @@ export async function heapSampler(inspectPort: number, interval = 32_768) {
       const { profile } = await call<{ profile: { head: Node } }>('HeapProfiler.stopSampling');
       return { bytes: sum(profile.head), profile };
     },
+    /** V8's CPU profiler over the same span (Profiler.start / stop): the profile in Chrome's `.cpuprofile` format. */
+    startCpu: async () => {
+      await call('Profiler.enable');
+      await call('Profiler.start');
+    },
+    stopCpu: async () => (await call<{ profile: unknown }>('Profiler.stop')).profile,
     close: () => socket.close(),
   };
 }
