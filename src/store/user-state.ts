@@ -80,8 +80,10 @@ export function mergeFields(stored: StoredFields, batch: StoredFields): boolean 
 
 /**
  * The newest version a column's groups carry. A group starts the text
- * (`[["`) or follows another (`],["`); neither can occur inside a value,
- * whose quotes JSON escapes.
+ * (`[["`) or follows another (`],["`). Inside a value JSON escapes every
+ * quote, so only a value ending in `],[` matches too (with its closing
+ * quote), and what follows it up to the next quote is at most three
+ * characters: shorter than any version, so it never wins.
  */
 function newestVersion(text: string | null): string {
   let newest = '';
