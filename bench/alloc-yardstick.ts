@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { runLoad } from './load';
+import { ownHeapSampler } from './util';
 
 /**
  * `npm run bench:alloc-yardstick`: what the stack allocates per request
@@ -19,14 +19,12 @@ const REPLY_BYTES = 603;
 const RESPONSE_BYTES = 1816;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
-type Node = { selfSize: number; children: Node[] };
-const sum = (n: Node): number => n.children.reduce((a, c) => a + sum(c), n.selfSize);
-
-async function measure(name: string, sized: boolean, redis: Redis, session: Session): Promise<void> {
+async function measure(name: string, sized: boolean, redis: Redis, heap: Awaited<ReturnType<typeof ownHeapSampler>>): Promise<void> {
   const call = (redis as unknown as { echo_part: (k: string, a: string, n: number) => Promise<string> }).echo_part.bind(redis);
   const payload = 'x'.repeat(ARG_BYTES);
-  // A response object about the event response's size, serialised per request.
-  const fields = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field${i}`, 'v'.repeat(Math.max(0, Math.floor(RESPONSE_BYTES / 40) - 12))]));
+  // A response object of the event response's size (with a six-digit n), serialised per request.
+  const fields: Record<string, string> = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field${i}`, 'v'.repeat(20)]));
+  fields.field0 += 'v'.repeat(RESPONSE_BYTES - JSON.stringify({ ...fields, reply: REPLY_BYTES, n: 100_000 }).length);
   let served = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -42,31 +40,27 @@ async function measure(name: string, sized: boolean, redis: Redis, session: Sess
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = <T>(method: string, params: object = {}) =>
-    new Promise<T>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))));
   const scenario = { method: 'POST' as const, path: '/v1/metrics/{metric}/event', body: 'event' as const };
   await runLoad('warm-up', scenario, { url, seconds: 2, connections: 32, users: 20_000, tag: 'warm' });
   served = 0;
-  await post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await heap.start();
   const cpu0 = process.cpuUsage();
   await runLoad(name, scenario, { url, seconds: SECONDS, connections: 32, users: 20_000, tag: 'load' });
   const cpu = process.cpuUsage(cpu0);
-  const { profile } = await post<{ profile: { head: Node } }>('HeapProfiler.stopSampling');
+  const { bytes } = await heap.stop();
   await new Promise((r) => server.close(r));
-  process.stdout.write(`${name}: ${served} requests; per request ${(sum(profile.head) / served / 1024).toFixed(1)} KB allocated, ${Math.round((cpu.user + cpu.system) / served)} µs CPU\n`);
+  process.stdout.write(`${name}: ${served} requests; per request ${(bytes / served / 1024).toFixed(1)} KB allocated, ${Math.round((cpu.user + cpu.system) / served)} µs CPU\n`);
 }
 
 async function main(): Promise<void> {
   const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
   redis.defineCommand('echo_part', { numberOfKeys: 1, lua: "redis.call('EXISTS', KEYS[1]) return string.rep('r', tonumber(ARGV[2]))" });
-  const session = new Session();
-  session.connect();
-  session.post('HeapProfiler.enable');
+  const heap = await ownHeapSampler();
   try {
-    await measure(`node:http + ioredis, Laurel's event sizes (${ARG_BYTES} B of arguments, ${REPLY_BYTES} B reply, ${RESPONSE_BYTES} B response)`, true, redis, session);
-    await measure('node:http + ioredis, bare call and answer', false, redis, session);
+    await measure(`node:http + ioredis, Laurel's event sizes (${ARG_BYTES} B of arguments, ${REPLY_BYTES} B reply, ${RESPONSE_BYTES} B response)`, true, redis, heap);
+    await measure('node:http + ioredis, bare call and answer', false, redis, heap);
   } finally {
-    session.disconnect();
+    heap.close();
     redis.disconnect();
   }
 }

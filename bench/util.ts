@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import net from 'node:net';
 import Redis from 'ioredis';
 import { Client, type Pool } from 'pg';
@@ -115,33 +116,16 @@ export function machineCpu(): { total: number; steal: number } {
   }
 }
 
+/** One inspector protocol call: a method, its parameters, its result. */
+type InspectorCall = <T>(method: string, params?: object) => Promise<T>;
+
 /**
- * V8's sampling heap profiler in another Node process (started with
- * `--inspect=127.0.0.1:<port>`), over the inspector protocol. Objects the
- * garbage collector took are kept in the profile, so the sum is what the
- * process allocated in between (an estimate: one sample per `interval`
- * bytes on average), not what it still holds.
+ * V8's sampling heap profiler (and CPU profiler) over the inspector
+ * protocol. Objects the garbage collector took are kept in the profile, so
+ * the sum is what the process allocated in between (an estimate: one
+ * sample per `interval` bytes on average), not what it still holds.
  */
-export async function heapSampler(inspectPort: number, interval = 32_768) {
-  const list = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
-  const socket = new WebSocket(list[0]!.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  let next = 0;
-  const waiting = new Map<number, (r: { result?: unknown; error?: { message: string } }) => void>();
-  socket.on('message', (data) => {
-    const msg = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
-    if (msg.id !== undefined) waiting.get(msg.id)?.(msg);
-  });
-  const call = async <T>(method: string, params: object = {}): Promise<T> => {
-    const id = ++next;
-    const reply = await new Promise<{ result?: unknown; error?: { message: string } }>((resolve) => {
-      waiting.set(id, resolve);
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-    waiting.delete(id);
-    if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
-    return reply.result as T;
-  };
+async function profilers(call: InspectorCall, close: () => void, interval = 32_768) {
   type Node = { selfSize: number; children: Node[] };
   const sum = (n: Node): number => n.children.reduce((a, c) => a + sum(c), n.selfSize);
   await call('HeapProfiler.enable');
@@ -158,6 +142,39 @@ export async function heapSampler(inspectPort: number, interval = 32_768) {
       await call('Profiler.start');
     },
     stopCpu: async () => (await call<{ profile: unknown }>('Profiler.stop')).profile,
-    close: () => socket.close(),
+    close,
   };
+}
+
+/** The profilers of another Node process, started with `--inspect=127.0.0.1:<port>`. */
+export async function heapSampler(inspectPort: number) {
+  const list = (await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const socket = new WebSocket(list[0]!.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let next = 0;
+  const waiting = new Map<number, (r: { result?: unknown; error?: { message: string } }) => void>();
+  socket.on('message', (data) => {
+    const msg = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+    if (msg.id !== undefined) waiting.get(msg.id)?.(msg);
+  });
+  const call: InspectorCall = async <T>(method: string, params: object = {}): Promise<T> => {
+    const id = ++next;
+    const reply = await new Promise<{ result?: unknown; error?: { message: string } }>((resolve) => {
+      waiting.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+    waiting.delete(id);
+    if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
+    return reply.result as T;
+  };
+  return profilers(call, () => socket.close());
+}
+
+/** The profilers of this process (node:inspector). */
+export async function ownHeapSampler() {
+  const session = new Session();
+  session.connect();
+  const call: InspectorCall = <T>(method: string, params: object = {}) =>
+    new Promise<T>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))));
+  return profilers(call, () => session.disconnect());
 }

@@ -66,16 +66,12 @@ export function encodeState(fields: StoredFields): string {
   return JSON.stringify([...groups.keys()].sort((a, b) => (versionBefore(a, b) ? -1 : 1)).map((ver) => groups.get(ver)!));
 }
 
-/** Merge a batch's fields into the stored ones, the newer version winning field by field. Whether anything changed. */
-export function mergeFields(stored: StoredFields, batch: StoredFields): boolean {
-  let changed = false;
+/** Merge a batch's fields into the stored ones, the newer version winning field by field. */
+export function mergeFields(stored: StoredFields, batch: StoredFields): void {
   for (const [f, [v, ver]] of batch) {
     const old = stored.get(f);
-    if (old && !versionBefore(old[1], ver)) continue;
-    stored.set(f, [v, ver]);
-    changed = true;
+    if (!old || versionBefore(old[1], ver)) stored.set(f, [v, ver]);
   }
-  return changed;
 }
 
 /**
@@ -144,46 +140,46 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
   // upsert would lock each existing row first, a WAL record of its own.
   // An update sends the groups to put in front of recent, or, folding, the
   // whole new state (recent then null).
-  const changed: (string | null)[][] = [[], [], []];
-  const created: string[][] = [[], []];
+  const updated = { users: [] as string[], states: [] as (string | null)[], fronts: [] as (string | null)[] };
+  const created = { users: [] as string[], states: [] as string[] };
   for (const u of ids) {
     const fields = batch.get(u)!;
     const old = stored.get(u);
     if (old === undefined) {
-      created[0]!.push(u);
-      created[1]!.push(encodeState(fields));
+      created.users.push(u);
+      created.states.push(encodeState(fields));
       continue;
     }
     const fresh = freshFields(old.state, old.recent, fields);
     if (!fresh.size) continue;
     const front = encodeState(fresh);
-    changed[0]!.push(u);
+    updated.users.push(u);
     if (front.length + (old.recent?.length ?? 0) <= old.state.length) {
-      changed[1]!.push(null);
-      changed[2]!.push(front);
+      updated.states.push(null);
+      updated.fronts.push(front);
       continue;
     }
     const state = decodeState(old.state);
     if (old.recent !== null) mergeFields(state, decodeState(old.recent));
     mergeFields(state, fresh);
-    changed[1]!.push(encodeState(state));
-    changed[2]!.push(null);
+    updated.states.push(encodeState(state));
+    updated.fronts.push(null);
   }
-  if (changed[0]!.length) {
+  if (updated.users.length) {
     await c.query({
       name: 'user-state-update',
       text: `UPDATE user_state SET state = coalesce(x.s, state),
                recent = CASE WHEN x.s IS NOT NULL THEN NULL WHEN recent IS NULL THEN x.r ELSE left(x.r, -1) || ',' || substr(recent, 2) END
              FROM ${byKey(`unnest($2::text[], ${jsonTextArray('$3')}, ${jsonTextArray('$4')}) AS x(u, s, r)`, 'user_state', 'tenant_id = $1 AND user_id = x.u')} x
              WHERE user_state.ctid = x.tid`,
-      values: [tenantId, changed[0], joinJsonTexts(changed[1]!), joinJsonTexts(changed[2]!)],
+      values: [tenantId, updated.users, joinJsonTexts(updated.states), joinJsonTexts(updated.fronts)],
     });
   }
-  if (created[0]!.length) {
+  if (created.users.length) {
     await c.query({
       name: 'user-state-insert',
       text: `INSERT INTO user_state (tenant_id, user_id, state) SELECT $1, x.u, x.s FROM unnest($2::text[], ${jsonTextArray('$3')}) AS x(u, s)`,
-      values: [tenantId, created[0], joinJsonTexts(created[1]!)],
+      values: [tenantId, created.users, joinJsonTexts(created.states)],
     });
   }
 }
