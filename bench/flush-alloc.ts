@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { startApp } from '../src/app';
 import { loadConfig } from '../src/config';
@@ -8,6 +12,7 @@ import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 import type { StreamEntry } from '../src/pipeline/flush-batch';
 import { seedConfig, seedUsers, ZONES } from './seed';
 import { METRICS } from './load';
+import { ownHeapSampler } from './util';
 
 /**
  * `npm run bench:flush-alloc`: the flusher's Node work per record, alone.
@@ -15,9 +20,10 @@ import { METRICS } from './load';
  * BENCH_EVENTS events from an HTTP-only server, so nothing flushes them)
  * are collected into batches and turned into query parameters (serialised
  * as pg would) against a client that answers without Postgres: bytes
- * allocated and CPU per record. BENCH_FLUSH_BATCH_MODULE names another
- * build's flush-batch.js to compare. Run node with --expose-gc and a young
- * generation large enough that no collection happens while it counts.
+ * allocated and CPU per record, each build in a child process of its own
+ * (node with --expose-gc and a young generation large enough that no
+ * collection happens while it counts allocation).
+ * BENCH_FLUSH_BATCH_MODULE names another build's flush-batch.js to compare.
  */
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 4000);
@@ -54,89 +60,28 @@ async function main(): Promise<void> {
     const batches: StreamEntry[][] = [];
     for (let i = 0; i < events.length; i += BATCH) batches.push(events.slice(i, i + BATCH));
 
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => unknown };
-    const modules: [string, string][] = [['this build', '../src/pipeline/flush-batch']];
-    if (process.env.BENCH_FLUSH_BATCH_MODULE) modules.push([process.env.BENCH_FLUSH_BATCH_MODULE, process.env.BENCH_FLUSH_BATCH_MODULE]);
-    let gcs = 0;
-    new PerformanceObserver((list) => (gcs += list.getEntries().length)).observe({ entryTypes: ['gc'] });
-    const gc = (globalThis as { gc?: () => void }).gc;
-    if (!gc) throw new Error('run node with --expose-gc');
-    for (const [name, path] of modules) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const fb = require(path) as FlushBatch;
-      // user_state as a Postgres would hold it: what the last round wrote, read back (merged in Node).
-      const states = new Map<string, { state: string; recent: string | null }>();
-      const round = async (list: StreamEntry[][]) => {
-        for (const entries of list) {
-          const batch = new fb.Batch(entries);
-          const client = {
-            query: async (q: string | { text: string; values: unknown[] }, v?: unknown[]) => {
-              const text = typeof q === 'string' ? q : q.text;
-              for (const x of (typeof q === 'string' ? v : q.values) ?? []) prepareValue(x);
-              if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
-              const values = (typeof q === 'string' ? v : q.values) as (string | null)[][];
-              // The read (an update names the table in its FROM too).
-              if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
-              // An insert or update: texts as an array, or joined (db.ts joinJsonTexts). An
-              // update passes state null where it keeps it, and recent whole or, where the
-              // SQL says so, the groups to put in front of it.
-              const texts = (v: unknown) => (typeof v === 'string' ? v.split('\x1e').map((t) => t || null) : (v as (string | null)[] | undefined));
-              const [s, r] = [texts(values[2]), texts(values[3])];
-              if (text.includes('user_state') && s) {
-                const front = text.includes('left(x.r, -1)');
-                values[1]!.forEach((u, i) => {
-                  const old = states.get(u!);
-                  const recent = s[i] !== null || !r?.[i] ? null : front && old?.recent ? `${r[i]!.slice(0, -1)},${old.recent.slice(1)}` : r[i]!;
-                  states.set(u!, { state: s[i] ?? old!.state, recent });
-                });
-              }
-              return { rows: [] };
-            },
-          };
-          await fb.writeBatch(client as never, DEFAULT_TENANT_ID, batch);
-        }
-      };
-      // The first half of the batches makes the users' rows; each measured round writes the
-      // second half over them as they were then (a round over rows already holding its
-      // records would find nothing new to write).
-      const warm = batches.slice(0, batches.length >> 1);
-      const measured = batches.slice(warm.length);
-      const records = measured.reduce((n, b) => n + b.length, 0);
-      await round(warm);
-      const before = new Map(states);
-      const reset = () => {
-        states.clear();
-        for (const [u, row] of before) states.set(u, row);
-      };
-      for (let i = 0; i < 5; i++) {
-        reset();
-        await round(measured);
+    // Each build is measured in a process of its own holding nothing but
+    // the records: one measured beside the seeding's heap (or after another
+    // build's rounds) paid for collections of that heap, two to three times
+    // the CPU in the rounds they fell in.
+    const file = join(tmpdir(), `flush-alloc-${id}.json`);
+    writeFileSync(file, JSON.stringify(batches));
+    try {
+      const modules: [string, string][] = [['this build', join(__dirname, '../src/pipeline/flush-batch')]];
+      if (process.env.BENCH_FLUSH_BATCH_MODULE) modules.push([process.env.BENCH_FLUSH_BATCH_MODULE, process.env.BENCH_FLUSH_BATCH_MODULE]);
+      // Allocation with a young generation no round fills (so none collects
+      // while it counts); CPU with node's default heap, as a server runs it
+      // (a young generation that large makes every round touch fresh memory:
+      // two to three times the CPU).
+      const run = (args: string[], path: string[]) =>
+        execFileSync(process.execPath, [...args, ...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), __filename, 'measure', ...path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      for (const [name, path] of modules) {
+        const alloc = run(['--expose-gc', '--max-semi-space-size=512'], ['alloc', file, path]);
+        const cpu = run([], ['cpu', file, path]);
+        process.stdout.write(`${name}: ${alloc}, ${cpu}\n`);
       }
-      // Allocation: the growth of the heap over one round with no collection in it (the least of several tries).
-      let heap = Infinity;
-      for (let i = 0; i < 5; i++) {
-        reset();
-        gc();
-        await new Promise((r) => setTimeout(r, 20));
-        const gcs0 = gcs;
-        const heap0 = process.memoryUsage().heapUsed;
-        await round(measured);
-        const grown = process.memoryUsage().heapUsed - heap0;
-        await new Promise((r) => setTimeout(r, 20));
-        if (gcs === gcs0) heap = Math.min(heap, grown);
-      }
-      let cpu = 0;
-      for (let i = 0; i < ROUNDS; i++) {
-        reset();
-        const cpu0 = process.cpuUsage();
-        await round(measured);
-        const used = process.cpuUsage(cpu0);
-        cpu += used.user + used.system;
-      }
-      process.stdout.write(`${name}: ${records} event records in ${measured.length} batches (after ${warm.length}); per record ` +
-        `${heap === Infinity ? 'allocation not measured (a collection ran every time: give a larger --max-semi-space-size)' : `${Math.round(heap / records)} B allocated`}, ` +
-        `${(cpu / (records * ROUNDS)).toFixed(1)} µs CPU\n`);
+    } finally {
+      rmSync(file, { force: true });
     }
   } finally {
     await app.ctx.db.query(`DROP SCHEMA IF EXISTS "alloc_${id}" CASCADE`).catch(() => undefined);
@@ -146,7 +91,106 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
+/** One build's allocation or CPU over the batches in a file (in a child process main starts). */
+async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promise<void> {
+  const batches = JSON.parse(readFileSync(file, 'utf8')) as StreamEntry[][];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { prepareValue } = require('pg/lib/utils') as { prepareValue: (v: unknown) => unknown };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fb = require(path) as FlushBatch;
+  // user_state as a Postgres would hold it: what the last round wrote, read back (merged in Node).
+  const states = new Map<string, { state: string; recent: string | null }>();
+  const round = async (list: StreamEntry[][]) => {
+    for (const entries of list) {
+      const batch = new fb.Batch(entries);
+      const client = {
+        query: async (q: string | { text: string; values: unknown[] }, v?: unknown[]) => {
+          const text = typeof q === 'string' ? q : q.text;
+          for (const x of (typeof q === 'string' ? v : q.values) ?? []) prepareValue(x);
+          if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
+          const values = (typeof q === 'string' ? v : q.values) as (string | null)[][];
+          // The read (an update names the table in its FROM too).
+          if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
+          // An insert or update: texts as an array, or joined (db.ts joinJsonTexts). An
+          // update passes state null where it keeps it, and recent whole or, where the
+          // SQL says so, the groups to put in front of it.
+          const texts = (v: unknown) => (typeof v === 'string' ? v.split('\x1e').map((t) => t || null) : (v as (string | null)[] | undefined));
+          const [s, r] = [texts(values[2]), texts(values[3])];
+          if (text.includes('user_state') && s) {
+            const front = text.includes('left(x.r, -1)');
+            values[1]!.forEach((u, i) => {
+              const old = states.get(u!);
+              const recent = s[i] !== null || !r?.[i] ? null : front && old?.recent ? `${r[i]!.slice(0, -1)},${old.recent.slice(1)}` : r[i]!;
+              states.set(u!, { state: s[i] ?? old!.state, recent });
+            });
+          }
+          return { rows: [] };
+        },
+      };
+      await fb.writeBatch(client as never, DEFAULT_TENANT_ID, batch);
+    }
+  };
+  // The first half of the batches makes the users' rows; each measured round writes the
+  // second half over them as they were then (a round over rows already holding its
+  // records would find nothing new to write).
+  const warm = batches.slice(0, batches.length >> 1);
+  const measured = batches.slice(warm.length);
+  const records = measured.reduce((n, b) => n + b.length, 0);
+  await round(warm);
+  const before = new Map(states);
+  const reset = () => {
+    states.clear();
+    for (const [u, row] of before) states.set(u, row);
+  };
+  for (let i = 0; i < 5; i++) {
+    reset();
+    await round(measured);
+  }
+  if (mode === 'alloc') {
+    // The growth of the heap over one round with no collection in it (the least of several tries).
+    const gc = (globalThis as { gc?: () => void }).gc!;
+    let gcs = 0;
+    new PerformanceObserver((list) => (gcs += list.getEntries().length)).observe({ entryTypes: ['gc'] });
+    let heap = Infinity;
+    for (let i = 0; i < 5; i++) {
+      reset();
+      gc();
+      await new Promise((r) => setTimeout(r, 20));
+      const gcs0 = gcs;
+      const heap0 = process.memoryUsage().heapUsed;
+      await round(measured);
+      const grown = process.memoryUsage().heapUsed - heap0;
+      await new Promise((r) => setTimeout(r, 20));
+      if (gcs === gcs0) heap = Math.min(heap, grown);
+    }
+    // BENCH_HEAP_PROFILE=file: a sampling heap profile of five more rounds, for DevTools.
+    if (process.env.BENCH_HEAP_PROFILE) {
+      const sampler = await ownHeapSampler();
+      await sampler.start();
+      for (let i = 0; i < 5; i++) {
+        reset();
+        await round(measured);
+      }
+      writeFileSync(process.env.BENCH_HEAP_PROFILE, JSON.stringify((await sampler.stop()).profile));
+      sampler.close();
+    }
+    process.stdout.write(`${records} event records in ${measured.length} batches (after ${warm.length}); per record ` +
+      `${heap === Infinity ? 'allocation not measured (a collection ran every time)' : `${Math.round(heap / records)} B allocated`}`);
+    return;
+  }
+  // CPU, the collector's threads included (the process holds nothing else for them to collect).
+  let cpu = 0;
+  for (let i = 0; i < ROUNDS; i++) {
+    reset();
+    const cpu0 = process.cpuUsage();
+    await round(measured);
+    const used = process.cpuUsage(cpu0);
+    cpu += used.user + used.system;
+  }
+  process.stdout.write(`${(cpu / (records * ROUNDS)).toFixed(1)} µs CPU`);
+}
+
+(process.argv[2] === 'measure' ? measure(process.argv[3] as 'alloc' | 'cpu', process.argv[4]!, process.argv[5]!) : main()).catch((err) => {
   process.stderr.write(`${(err as Error).stack}\n`);
   process.exit(1);
 });

@@ -143,7 +143,7 @@ async function main(): Promise<void> {
   // BENCH_LAUREL_MAIN: another build's main.js (the previous version, for a before/after on the same machine state).
   // The inspector lets the run sample the server's allocations (heapSampler).
   const inspectPort = await freePort();
-  const proc = spawn(process.execPath, [`--inspect=127.0.0.1:${inspectPort}`, process.env.BENCH_LAUREL_MAIN ?? 'dist/src/main.js'], {
+  const proc = spawn(process.execPath, [`--inspect=127.0.0.1:${inspectPort}`, process.env.BENCH_LAUREL_MAIN || 'dist/src/main.js'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL, DATABASE_SCHEMA: schema,
