@@ -134,11 +134,15 @@ export class Batch {
     if (r.kind === 'er') return;
     this.records.push(r);
     const ver = streamVersion(entryId);
-    if (r.kind === 'ev') this.events.push({ ...r.event, t: r.total, ver, aw: eventAwards(r.points) });
+    if (r.kind === 'ev') {
+      // Named field by field: a spread copies through V8's slow path (see decodeChange).
+      const e = r.event;
+      this.events.push({ id: e.id, u: e.u, m: e.m, v: e.v, t: r.total, d: e.d, at: e.at, ik: e.ik, a: e.a, ver, aw: eventAwards(r.points) });
+    }
     if (r.created || r.patch) this.touch(r.userId, r.at, r.created, r.patch);
     if (r.kind !== 'ev' && this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!, ver)) this.operations.push(r.opId!);
     for (const d of r.completions) this.completions.push({ a: d.i, u: r.userId, at: r.at, e: r.opId! });
-    for (const p of r.periods) this.periods.set(`${r.userId}\0${p.f}\0${p.p}`, { ...p, u: r.userId });
+    for (const p of r.periods) this.periods.set(`${r.userId}\0${p.f}\0${p.p}`, { f: p.f, p: p.p, l: p.l, fr: p.fr, pa: p.pa, u: r.userId });
     if (r.kind === 'ev') this.addBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
     if (r.kind === 'ev') this.leagueEntries.add(r.leagues, r.userId, ver);
     this.addFields(r.userFields, r.userId, ver);
