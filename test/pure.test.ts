@@ -1,7 +1,7 @@
 import t from 'tap';
 import { periodDates, periodIndexes, WEEK_STARTS } from '../src/domain/streaks';
 import { packScore, runDates, runIndex, scoreTick, scoreValue, TIE_BITS } from '../src/domain/leaderboards';
-import { changeOwner, decodeChange } from '../src/engine/change-record';
+import { changedFields, changeOwner, decodeChange } from '../src/engine/change-record';
 import { waves } from '../src/batches/queue';
 
 /* Pure logic, no server: period indexes and run dates, score packing, change records. */
@@ -56,7 +56,7 @@ t.test('change records decode once, into a tagged union', async (t) => {
   const ev = decodeChange([
     'k', 'ev', 'e', JSON.stringify(event), 't', '5', 'c', '1000', 'p', '{"n":"Ann"}',
     'pa', '{"1":{"b":0,"a":10,"aw":{}}}', 'ach', '{}', 'stk', '[{"f":"d","p":1,"l":1,"fr":0,"pa":0}]',
-    'lb', '{}', 'uf', '{"m1":"5","x":false}',
+    'lb', '{}', 'uf', '["m1","5","x",null]',
   ]);
   if (ev.kind !== 'ev') throw new Error('kind');
   t.same(ev.event, event);
@@ -69,7 +69,8 @@ t.test('change records decode once, into a tagged union', async (t) => {
   t.same(ev.completions, [], "Lua's empty list ('{}') is empty");
   t.same(ev.boards, []);
   t.same(ev.periods, [{ f: 'd', p: 1, l: 1, fr: 0, pa: 0 }]);
-  t.same(ev.userFields, { m1: '5', x: false });
+  t.same([...changedFields(ev.userFields)], [['m1', '5'], ['x', null]], 'changed fields: a value, and a deletion');
+  t.same([...changedFields('{"m1":"5","x":false}')], [['m1', '5'], ['x', null]], 'a record from before the array form reads the same');
   t.equal(ev.created, '1000');
 
   const us = decodeChange(['k', 'us', 'o', 'review', 'u', 'u2', 'at', '2000', 'e', 'op', 'd', '2026-11-22', 'c', '', 'p', '', 'pa', '{}', 'uf', '{}']);
@@ -78,7 +79,7 @@ t.test('change records decode once, into a tagged union', async (t) => {
   t.equal(us.at, 2000);
   t.equal(us.origin, 'review');
   t.equal(us.points, null, 'no points: null');
-  t.same(us.userFields, {});
+  t.same([...changedFields(us.userFields)], []);
   t.same(us.fields.k, 'us', 'the fields as written are kept');
 
   t.same(decodeChange(['k', 'er']).kind, 'er');

@@ -219,10 +219,16 @@ local function udel(user_key, field)
   if CHANGED[field] == nil then CHANGED_N = CHANGED_N + 1 end
   CHANGED[field] = false
 end
--- The changed fields as JSON (false: deleted).
+-- The changed fields as a JSON array: field, value, field, value, ... (null:
+-- deleted). The flusher stores it as it is, a group of the user's row
+-- (src/store/user-state.ts), with no decoding.
 local function changed_json()
-  if CHANGED_N == 0 then return '{}' end
-  return cjson.encode(CHANGED)
+  if CHANGED_N == 0 then return '[]' end
+  local flat, n = {}, 0
+  for f, v in pairs(CHANGED) do
+    flat[n + 1], flat[n + 2], n = f, v or cjson.null, n + 2
+  end
+  return cjson.encode(flat)
 end
 
 -- The caller validated its input against config version ARGV[ver_index];

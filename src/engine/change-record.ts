@@ -21,7 +21,8 @@ import { RECORD_FIELD as F, RECORD_KIND as K } from '../domain/change-record';
  *   pa   points changes (JSON ScriptPoints), ach completions ([{i}]),
  *   stk  streak periods written ([PeriodRecord]), lb leaderboard changes ([ScriptBoard]),
  *   lg   'ev': league changes ([ScriptLeague]; lua/lib/50-leagues.lua),
- *   uf   user-hash fields changed ({field: value | false (deleted)})
+ *   uf   user-hash fields changed: [field, value, ...] (value null: deleted);
+ *        records written before 2026-11-27 have {field: value | false}
  */
 
 /** The event inside an 'ev' record (src/services/record-event.ts writes it). */
@@ -63,7 +64,8 @@ interface UserChangeBase {
   periods: PeriodRecord[];
   boards: ScriptBoard[];
   leagues: ScriptLeague[];
-  userFields: Record<string, string | false>;
+  /** The `uf` field as written (see changedFields): the flusher stores it without decoding. */
+  userFields: string;
 }
 
 export type ChangeRecord =
@@ -116,9 +118,18 @@ export function decodeChange(flat: string[]): ChangeRecord {
     periods: list(f[F.periods]),
     boards: list(f[F.boards]),
     leagues: list(f[F.leagues]),
-    userFields: json<Record<string, string | false>>(f[F.userFields]) ?? {},
+    userFields: f[F.userFields] ?? '[]',
     event: ev, total: ev ? f[F.total]! : undefined,
   } as ChangeRecord;
+}
+
+/** A record's changed user-hash fields, field -> value (null: deleted), in either of `uf`'s forms. */
+export function changedFields(uf: string): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  const v = JSON.parse(uf) as (string | null)[] | Record<string, string | false>;
+  if (Array.isArray(v)) for (let i = 0; i + 1 < v.length; i += 2) out.set(v[i]!, v[i + 1]!);
+  else for (const f in v) out.set(f, v[f] === false ? null : (v[f] as string));
+  return out;
 }
 
 /** The user a raw record is about, without decoding the rest (null: none, such as an erasure marker). */

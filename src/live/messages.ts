@@ -1,4 +1,4 @@
-import type { UserChangeRecord } from '../engine/change-record';
+import { changedFields, UserChangeRecord } from '../engine/change-record';
 import type { TenantConfig } from '../store/tenant-config';
 import type { LiveUserUpdateType } from '../wire/live';
 import { achievementJson } from '../domain/achievements';
@@ -24,7 +24,7 @@ export interface UserChange {
 export function userChanges(cfg: TenantConfig, r: UserChangeRecord): UserChange[] {
   const out: UserChange[] = [];
   const { at, opId: op, date } = r;
-  const changed = r.userFields;
+  const changed = changedFields(r.userFields);
 
   if (r.kind === 'ev') {
     const ev = r.event;
@@ -51,9 +51,9 @@ export function userChanges(cfg: TenantConfig, r: UserChangeRecord): UserChange[
   if (sk?.enabled) {
     const code = FREQ_CODE[sk.frequency];
     const periods = r.periods.filter((p) => p.f === code);
-    const raw = changed[streakField(code)];
+    const raw = changed.get(streakField(code));
     const st = parseState(typeof raw === 'string' ? raw : undefined);
-    const fz = changed[FREEZES_FIELD];
+    const fz = changed.get(FREEZES_FIELD);
     const freezes = typeof fz === 'string' ? Number(fz) : null;
     // Only an event extends a streak (a restore writes a period too, but extends nothing).
     const extension = r.kind === 'ev' ? periods.find((p) => p.l > 0 && !p.fr && !p.pa) : undefined;

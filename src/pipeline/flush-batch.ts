@@ -1,12 +1,12 @@
 import type { PoolClient } from 'pg';
 import { awardId, ScriptPoints } from '../domain/points';
 import type { ScriptBoard } from '../domain/leaderboards';
-import { changeOwner, decodeChange, PeriodRecord, UserChangeRecord } from '../engine/change-record';
+import { changedFields, changeOwner, decodeChange, PeriodRecord, UserChangeRecord } from '../engine/change-record';
 import { erasureHash } from '../store/privacy';
 import { UnreadableRecord } from './dead-letters';
 import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRIBED_FIELD, ZONE_FIELD } from '../domain/user-hash';
 import { joinGroup } from '../domain/leaderboards';
-import { StoredFields, streamVersion, versionBefore, writeUserState } from '../store/user-state';
+import { BatchGroups, streamVersion, versionBefore, writeUserState } from '../store/user-state';
 import { LeagueEntries, writeLeagueEntries } from '../store/league-record';
 import { byKey } from '../store/db';
 
@@ -103,8 +103,8 @@ export class Batch {
   readonly events: EventRow[] = [];
   readonly awards: AwardRow[] = [];
   readonly users = new Map<string, UserRow>();
-  /** Latest value of each user field in this batch, with the entry id as its version. */
-  readonly fields = new Map<string, StoredFields>();
+  /** Each user's changed fields in this batch, as groups of their user_state row (store/user-state.ts). */
+  readonly fields = new Map<string, BatchGroups>();
   /** Latest score of each board entry in this batch, versioned likewise. */
   readonly boardEntries = new Map<string, BoardEntryRow>();
   readonly boardEvents: BoardEventRow[] = [];
@@ -148,10 +148,14 @@ export class Batch {
     this.addFields(r.userFields, r.userId, ver);
   }
 
-  private addFields(changed: Record<string, string | false>, userId: string, ver: string): void {
-    let mine = this.fields.get(userId);
-    if (!mine) this.fields.set(userId, (mine = new Map()));
-    for (const f in changed) mine.set(f, [changed[f] === false ? null : (changed[f] as string), ver]);
+  private addFields(uf: string, userId: string, ver: string): void {
+    const g = fieldGroup(ver, uf);
+    const mine = this.fields.get(userId);
+    if (!mine) this.fields.set(userId, { text: g, oldest: ver });
+    else if (g) {
+      mine.text = mine.text ? `${mine.text},${g}` : g;
+      if (versionBefore(ver, mine.oldest)) mine.oldest = ver;
+    }
   }
 
   private addBoards(boards: ScriptBoard[], opId: string, userId: string, at: number, date: string, ver: string): void {
@@ -201,6 +205,20 @@ export class Batch {
     }
     u.updated = Math.max(u.updated, at);
   }
+}
+
+/**
+ * A record's changed fields as one group of a user_state column:
+ * `["version",field,value,...]`, spliced from the record's `uf` array
+ * without decoding it ('' when it changed none). A record written before
+ * `uf` was an array is converted.
+ */
+function fieldGroup(ver: string, uf: string): string {
+  if (uf === '[]' || uf === '{}') return '';
+  if (uf.startsWith('[')) return `["${ver}",${uf.slice(1)}`;
+  const flat: (string | null)[] = [ver];
+  for (const [f, v] of changedFields(uf)) flat.push(f, v);
+  return JSON.stringify(flat);
 }
 
 /** Lua encodes an empty table as an object: a list that may be `{}`. */

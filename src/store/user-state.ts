@@ -93,25 +93,34 @@ function newestVersion(text: string | null): string {
 }
 
 /**
- * A batch's fields that are newer than the row's. Usually every one is
- * (the batch's records come after the ones stored), found without decoding
- * the row; a batch committed late is filtered field by field.
+ * A batch's changed fields for one user: its records' groups in stream
+ * order, as the text between a column's outer brackets (a field may be in
+ * more than one: the newest wins), and the oldest version among them.
  */
-function freshFields(state: string, recent: string | null, batch: StoredFields): StoredFields {
+export interface BatchGroups {
+  text: string;
+  oldest: string;
+}
+
+/**
+ * The column text of a batch's groups that are newer than the row's (null:
+ * none). Usually every one is (the batch's records come after the ones
+ * stored): the groups as they came, found without decoding the row; a
+ * batch committed late is filtered field by field.
+ */
+function freshGroups(state: string, recent: string | null, batch: BatchGroups): string | null {
+  if (!batch.text) return null;
   const a = newestVersion(state);
   const b = newestVersion(recent);
-  const newest = versionBefore(a, b) ? b : a;
-  let all = true;
-  for (const [, [, ver]] of batch) if (!versionBefore(newest, ver)) all = false;
-  if (all) return batch;
+  if (versionBefore(versionBefore(a, b) ? b : a, batch.oldest)) return `[${batch.text}]`;
   const stored = decodeState(state);
   if (recent !== null) mergeFields(stored, decodeState(recent));
   const fresh: StoredFields = new Map();
-  for (const [f, e] of batch) {
+  for (const [f, e] of decodeState(`[${batch.text}]`)) {
     const had = stored.get(f);
     if (!had || versionBefore(had[1], e[1])) fresh.set(f, e);
   }
-  return fresh;
+  return fresh.size ? encodeState(fresh) : null;
 }
 
 /**
@@ -122,7 +131,7 @@ function freshFields(state: string, recent: string | null, batch: StoredFields):
  * batch (only the batch's webhook step, inserts of rows of its own, follows),
  * so it is held briefly and no row lock is waited on while holding it.
  */
-export async function writeUserState(c: PoolClient, tenantId: string, batch: Map<string, StoredFields>): Promise<void> {
+export async function writeUserState(c: PoolClient, tenantId: string, batch: Map<string, BatchGroups>): Promise<void> {
   if (!batch.size) return;
   const ids = [...batch.keys()].sort();
   await c.query({
@@ -143,16 +152,15 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
   const updated = { users: [] as string[], states: [] as (string | null)[], fronts: [] as (string | null)[] };
   const created = { users: [] as string[], states: [] as string[] };
   for (const u of ids) {
-    const fields = batch.get(u)!;
+    const groups = batch.get(u)!;
     const old = stored.get(u);
     if (old === undefined) {
       created.users.push(u);
-      created.states.push(encodeState(fields));
+      created.states.push(`[${groups.text}]`);
       continue;
     }
-    const fresh = freshFields(old.state, old.recent, fields);
-    if (!fresh.size) continue;
-    const front = encodeState(fresh);
+    const front = freshGroups(old.state, old.recent, groups);
+    if (front === null) continue;
     updated.users.push(u);
     if (front.length + (old.recent?.length ?? 0) <= old.state.length) {
       updated.states.push(null);
@@ -161,7 +169,7 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
     }
     const state = decodeState(old.state);
     if (old.recent !== null) mergeFields(state, decodeState(old.recent));
-    mergeFields(state, fresh);
+    mergeFields(state, decodeState(front));
     updated.states.push(encodeState(state));
     updated.fronts.push(null);
   }

@@ -3,7 +3,7 @@ import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
 import type { BatchHook } from '../pipeline/flusher';
-import type { UserChangeRecord } from '../engine/change-record';
+import { changedFields, UserChangeRecord } from '../engine/change-record';
 import { derivedId } from '../domain/ids';
 import { achievementJson } from '../domain/achievements';
 import { systemChanges } from '../domain/points';
@@ -127,11 +127,11 @@ export class WebhookDeriver implements BatchHook {
       // Fields before and after this record.
       const fields = state.get(uid)!;
       const before = new Map(fields);
-      const changed = r.userFields;
-      for (const f in changed) {
+      const changed = changedFields(r.userFields);
+      for (const [f, v] of changed) {
         if (!tracked(f)) continue;
-        if (changed[f] === false) fields.delete(f);
-        else fields.set(f, changed[f] as string);
+        if (v === null) fields.delete(f);
+        else fields.set(f, v);
       }
       const recordKey = derivedId('change', JSON.stringify(r.fields));
       let user: unknown;
@@ -195,7 +195,7 @@ export class WebhookDeriver implements BatchHook {
         if (periods.some((p) => p.l === 0)) emit('streak.lost', 'lost', { length: st.lost });
         const consumed = periods.filter((p) => p.fr).length;
         if (consumed > 0) emit('streak.freeze_consumed', 'consumed', { consumed, freezes });
-        if (changed[FREEZES_FIELD] !== undefined) {
+        if (changed.has(FREEZES_FIELD)) {
           // Freezes held before, or the initial ones on a first streak day (those are not earned).
           const base = before.has(FREEZE_ANCHOR_FIELD) ? Number(before.get(FREEZES_FIELD) ?? 0) : Math.min(sk.initialFreezes, sk.maxFreezes);
           const earned = freezes - base + consumed;
