@@ -82,12 +82,11 @@ export function achievementRoutes(ctx: Ctx) {
         return ok(list.map((a) => {
           const at = u.fields.get(achievedField(a.slot));
           const completions = st.completions.get(a.id) ?? 0;
-          return {
-            ...achievementJson(a, metricName(u.cfg), at ? Number(at) : null),
+          return Object.assign({}, achievementJson(a, metricName(u.cfg), at ? Number(at) : null), {
             completions,
             rarity: rarity(completions, st.users),
             progress: progress(u.cfg, a, u.fields),
-          };
+          });
         }));
       },
     }),

@@ -65,7 +65,7 @@ export function leaderboardRoutes(ctx: Ctx) {
       if (!(await isFinal(ctx, t, b, run))) return [];
       const rows = await resultsPage(ctx.db, { tenantId: t.id, boardId: b.id, run, group: joinGroup(group), userId, offset, limit });
       const names = await userNames(ctx.redis, tk, rows.map((r) => r.userId));
-      return rows.map((r, i) => ({ ...r, userName: names[i] ?? null }));
+      return rows.map((r, i) => Object.assign({}, r, { userName: names[i] ?? null }));
     }
     const first = page.first;
     return page.entries.map((e, i) => ({ userId: e.userId, rank: first + i + 1, value: scoreValue(e.score), userName: e.name }));
@@ -110,11 +110,9 @@ export function leaderboardRoutes(ctx: Ctx) {
         if (userId) requireUser(principal, userId);
         const list = await rankings(tenant, b, run, group, query.offset ?? 0, query.limit ?? 10, userId ?? '');
         const dates = runDates(b, run);
-        return ok({
-          ...boardJson(b, boardNames(cfg, b)),
-          ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
+        return ok(Object.assign(boardJson(b, boardNames(cfg, b)), b.runUnit ? { start: dates.start, end: dates.end } : {}, {
           rankings: list.map((r) => ({ userId: r.userId, userName: r.userName, rank: r.rank, value: r.value })),
-        });
+        }));
       },
     }),
     route({
@@ -144,13 +142,7 @@ export function leaderboardRoutes(ctx: Ctx) {
         // The user's newest changes kept in Redis when they reach as far as asked, else Postgres's.
         const history = recentBoardJson(u.recent, u.tracked, run, numEvents) ?? (await boardHistory(ctx, u, b, run, numEvents));
         const dates = runDates(b, run);
-        return ok({
-          ...boardJson(b, boardNames(u.cfg, b)),
-          ...(b.runUnit ? { start: dates.start, end: dates.end } : {}),
-          rank,
-          value,
-          history,
-        });
+        return ok(Object.assign(boardJson(b, boardNames(u.cfg, b)), b.runUnit ? { start: dates.start, end: dates.end } : {}, { rank, value, history }));
       },
     }),
   ];

@@ -54,8 +54,7 @@ export function pointsReadRoutes(ctx: Ctx) {
         if (recent) return ok({ ...systemJson(s), total, level: level ? levelJson(level) : null, awards: recent });
         await postgresThrough(ctx, u);
         const rows = await recentAwards(ctx.db, u.tenant.id, u.id, s.id, n);
-        return ok({
-          ...systemJson(s),
+        return ok(Object.assign({}, systemJson(s), {
           total,
           level: level ? levelJson(level) : null,
           awards: rows.map((a) => {
@@ -74,7 +73,7 @@ export function pointsReadRoutes(ctx: Ctx) {
               }),
             };
           }),
-        });
+        }));
       },
     }),
     route({
@@ -107,10 +106,9 @@ export function pointsReadRoutes(ctx: Ctx) {
       responses: { 200: { description: 'The system', schema: typia.json.schema<PointsSystem>() } },
       handler: async (x) => {
         const { cfg, system } = await systemFor(x);
-        return ok({
-          ...systemJson(system),
+        return ok(Object.assign({}, systemJson(system), {
           triggers: system.triggers.filter((t) => t.status === 'active').map((t) => triggerAppJson(t, triggerNames(cfg))),
-        });
+        }));
       },
     }),
     route({

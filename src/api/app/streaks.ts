@@ -31,11 +31,8 @@ export function streakRoutes(ctx: Ctx) {
         const cfg = r.cfg.streak!;
         const st = JSON.parse(r.raw) as Reply;
         const n = periodIndexes(r.date, cfg.weekStart)[FREQ_CODE[cfg.frequency]];
-        return ok({
-          ...streakJson(cfg, st, n, st.fz),
-          extended: st.len > 0 && st.ext > 0 ? new Date(st.ext).toISOString() : null,
-          ...(await historyAndPauses(ctx, tenant, id, cfg, st, n, periods, r.date, r)),
-        });
+        const past = await historyAndPauses(ctx, tenant, id, cfg, st, n, periods, r.date, r);
+        return ok(Object.assign({}, streakJson(cfg, st, n, st.fz), { extended: st.len > 0 && st.ext > 0 ? new Date(st.ext).toISOString() : null }, past));
       },
     }),
     route({
