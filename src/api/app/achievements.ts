@@ -63,7 +63,7 @@ export function achievementRoutes(ctx: Ctx) {
         const st = await stats(ctx, tenant.slot, list);
         return ok(list.map((a) => {
           const completions = st.completions.get(a.id) ?? 0;
-          return { ...achievementJson(a, metricName(cfg)), completions, rarity: rarity(completions, st.users) };
+          return Object.assign({}, achievementJson(a, metricName(cfg)), { completions, rarity: rarity(completions, st.users) });
         }));
       },
     }),

@@ -51,7 +51,7 @@ export function pointsReadRoutes(ctx: Ctx) {
         // one there is no award to look up. Else the user's newest awards
         // kept in Redis, when they reach as far as asked.
         const recent = held === undefined ? [] : recentAwardsJson(u.cfg, s, u.recent, u.tracked, n);
-        if (recent) return ok({ ...systemJson(s), total, level: level ? levelJson(level) : null, awards: recent });
+        if (recent) return ok(Object.assign({}, systemJson(s), { total, level: level ? levelJson(level) : null, awards: recent }));
         await postgresThrough(ctx, u);
         const rows = await recentAwards(ctx.db, u.tenant.id, u.id, s.id, n);
         return ok(Object.assign({}, systemJson(s), {
