@@ -71,8 +71,9 @@ async function main(): Promise<void> {
       if (process.env.BENCH_FLUSH_BATCH_MODULE) modules.push([process.env.BENCH_FLUSH_BATCH_MODULE, process.env.BENCH_FLUSH_BATCH_MODULE]);
       // Allocation with a young generation no round fills (so none collects
       // while it counts); CPU with node's default heap, as a server runs it
-      // (a young generation that large makes every round touch fresh memory:
-      // two to three times the CPU).
+      // (with a young generation that large, rounds read two to three times
+      // the CPU). BENCH_CHILD_ARGS: more node options for both (such as
+      // --cpu-prof --cpu-prof-dir=DIR).
       const run = (args: string[], path: string[]) =>
         execFileSync(process.execPath, [...args, ...(process.env.BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean), __filename, 'measure', ...path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
       for (const [name, path] of modules) {

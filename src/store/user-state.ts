@@ -51,11 +51,18 @@ export function decodeState(text: string): StoredFields {
 /** The fields a user has (deleted ones left out), from a row's two columns. */
 export function stateValues(state: string, recent: string | null): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [f, [v]] of decodeState(state)) if (v !== null) out.set(f, v);
-  if (recent !== null) for (const [f, [v]] of decodeState(recent)) if (v === null) out.delete(f); else out.set(f, v);
+  for (const [f, [v]] of rowFields(state, recent)) if (v !== null) out.set(f, v);
   return out;
 }
 
+/** A row's fields, each at its newest version in either column. */
+function rowFields(state: string, recent: string | null): StoredFields {
+  const out = decodeState(state);
+  if (recent !== null) mergeFields(out, decodeState(recent));
+  return out;
+}
+
+/** Fields as a column's text: one group per version, oldest first. */
 export function encodeState(fields: StoredFields): string {
   const groups = new Map<string, (string | null)[]>();
   for (const [f, [v, ver]] of fields) {
@@ -113,8 +120,7 @@ function freshGroups(state: string, recent: string | null, batch: BatchGroups): 
   const a = newestVersion(state);
   const b = newestVersion(recent);
   if (versionBefore(versionBefore(a, b) ? b : a, batch.oldest)) return `[${batch.text}]`;
-  const stored = decodeState(state);
-  if (recent !== null) mergeFields(stored, decodeState(recent));
+  const stored = rowFields(state, recent);
   const fresh: StoredFields = new Map();
   for (const [f, e] of decodeState(`[${batch.text}]`)) {
     const had = stored.get(f);
@@ -167,8 +173,7 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
       updated.fronts.push(front);
       continue;
     }
-    const state = decodeState(old.state);
-    if (old.recent !== null) mergeFields(state, decodeState(old.recent));
+    const state = rowFields(old.state, old.recent);
     mergeFields(state, decodeState(front));
     updated.states.push(encodeState(state));
     updated.fronts.push(null);
