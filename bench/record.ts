@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { freePort, heapSampler, ownRedis, postgresCpu, processCpu, sleep } from './util';
+import { freePort, heapSampler, ownRedis, postgresCpu, processCpu, sleep, StatementSampler } from './util';
 import { runLoad } from './load';
 import { seedConfig, seedUsers } from './seed';
 
@@ -186,6 +186,9 @@ async function main(): Promise<void> {
     if (process.env.BENCH_CPU_PROFILE) await heap.startCpu();
     const node0 = processCpu(proc.pid!);
     const sampler = setInterval(() => void backends.sample().catch(() => undefined), 1000);
+    // BENCH_PG_STATEMENTS=1: Laurel's backends' time by statement (costs the server a query every few ms, so off by default).
+    const statements = process.env.BENCH_PG_STATEMENTS ? new StatementSampler(new Pool({ connectionString: DATABASE_URL, max: 1 }), `laurel-${schema}`) : null;
+    statements?.start();
     while ((await count()) < EVENTS) {
       await runLoad('events', { method: 'POST', path: '/v1/metrics/{metric}/event', body: 'event', apiKey: adminKey, idempotent: true },
         { url, seconds: 10, connections: 32, users: USERS, tag: id });
@@ -193,6 +196,7 @@ async function main(): Promise<void> {
       process.stderr.write(`record: ${await count()} events\n`);
     }
     await until(async () => (await lag()) === 0, 300_000);
+    await statements?.stop();
     const node1 = processCpu(proc.pid!);
     const { bytes: allocated, profile } = await heap.stop();
     // BENCH_HEAP_PROFILE=file: the allocation profile, for DevTools' Memory tab.
@@ -240,6 +244,7 @@ async function main(): Promise<void> {
       }),
       `${'commits and other'.padEnd(26)}${pad('', 9)}${pad(per(commits), 8)}`,
     ];
+    if (statements) lines.push(...statements.report(n, backends.total()));
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     proc.kill('SIGTERM');

@@ -178,3 +178,61 @@ export async function ownHeapSampler() {
     new Promise<T>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))));
   return profilers(call, () => session.disconnect());
 }
+
+/**
+ * Where the Postgres backends of one application_name spend their time, by
+ * statement (BENCH_PG_STATEMENTS=1 in bench:record and bench:flush-pg): pg_stat_activity
+ * sampled every few milliseconds from a connection of its own (so not
+ * counted with theirs). A sample of a backend running a statement with
+ * no wait event is on CPU; the rest are waits (a lock, the WAL flush of a
+ * commit, reading the client). Statements are named by their text's start.
+ */
+export class StatementSampler {
+  private readonly samples = new Map<string, number>();
+  private running = false;
+  private done: Promise<void> = Promise.resolve();
+  private elapsed = 0;
+  private rounds = 0;
+  constructor(private readonly db: Pool, private readonly app: string) {}
+  start(): void {
+    this.running = true;
+    this.done = (async () => {
+      let t = performance.now();
+      while (this.running) {
+        const { rows } = await this.db.query<{ q: string; w: string | null }>(
+          `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS q, wait_event_type || ':' || wait_event AS w
+           FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'`,
+          [this.app],
+        );
+        for (const r of rows) {
+          const k = `${r.w ?? 'CPU'}\t${r.q}`;
+          this.samples.set(k, (this.samples.get(k) ?? 0) + 1);
+        }
+        await sleep(4);
+        const now = performance.now();
+        this.elapsed += now - t;
+        this.rounds++;
+        t = now;
+      }
+    })();
+  }
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.done;
+    await this.db.end();
+  }
+  /** Lines: per statement, µs of CPU per `unit` (the backends' measured CPU shared out by samples), then the waits' estimated µs per `unit`. */
+  report(count: number, cpuUs: number, unit = 'event'): string[] {
+    const cpu = [...this.samples].filter(([k]) => k.startsWith('CPU\t'));
+    const onCpu = cpu.reduce((a, [, n]) => a + n, 0);
+    const interval = this.elapsed / Math.max(1, this.rounds);
+    const lines = [`${this.app} by statement (${this.rounds} samples of pg_stat_activity, one per ${interval.toFixed(1)} ms), µs per ${unit}:`];
+    for (const [k, n] of cpu.sort((a, b) => b[1] - a[1]).slice(0, 14)) lines.push(`  cpu  ${String(Math.round((cpuUs * n) / onCpu / count)).padStart(5)}  ${k.slice(4)}`);
+    const waits = [...this.samples].filter(([k]) => !k.startsWith('CPU\t')).sort((a, b) => b[1] - a[1]).slice(0, 6);
+    for (const [k, n] of waits) {
+      const [w, q] = k.split('\t');
+      lines.push(`  wait ${String(Math.round((n * interval * 1000) / count)).padStart(5)}  ${w} in ${q}`);
+    }
+    return lines;
+  }
+}
