@@ -307,7 +307,14 @@ export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch):
  * read flushes what a consumer holds) both try: the second waits for the
  * first's commit, fails on the unique key, and its retry skips the event.
  * Events already stored are skipped by lookup, not ON CONFLICT: a
- * speculative insert logs a confirmation record of 48 bytes per row.
+ * speculative insert logs a confirmation record of 48 bytes per row. The
+ * lookup names both indexes' keys (a stored event has the same user, metric
+ * and date), so whichever one Postgres picks finds it in a probe. Named only
+ * by the unique key's columns, a plan made while the month's partition was
+ * known to be empty (analyzed or truncated empty) took the per-user index by
+ * its tenant alone and read the tenant's every row for each event: seven
+ * times the cost per record after 8,000 records (bench:flush-pg), and
+ * growing with the month.
  */
 async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise<Set<string>> {
   const first = new Set<string>();
@@ -319,7 +326,8 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
        SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw::award[]
        FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::numeric[], $6::numeric[], $7::date[], $8::bigint[], $9::text[], $10::jsonb[], $11::bigint[], $12::text[])
          AS x(id, u, m, v, t, d, at, ik, a, ver, aw)
-       WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id OFFSET 0)
+       WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
+                           AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
        RETURNING id`,
       values: [tenantId, column(ev, 'id'), column(ev, 'u'), column(ev, 'm'), column(ev, 'v'), column(ev, 't'), column(ev, 'd'), column(ev, 'at'), column(ev, 'ik'),
         literal(ev.map((e) => (e.a ? JSON.stringify(e.a) : null))), column(ev, 'ver'), column(ev, 'aw')],
@@ -338,21 +346,26 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
 
 /**
  * Users and their profiles: created once (the stored ones skipped, as
- * events are: see writeOnce), then updated field by field unless a newer
- * update is stored.
+ * events are: see writeOnce), then the others updated field by field unless
+ * a newer update is stored. A user created now is not updated too: that
+ * wrote each new user's row a second time.
  */
 async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']): Promise<void> {
   if (!users.size) return;
   const rows = inKeyOrder(users);
-  await c.query({
+  const json = JSON.stringify(rows);
+  const { rows: created } = await c.query<{ id: string }>({
     name: 'flush-users-insert',
     text: `INSERT INTO users (tenant_id, id, email, name, tz, subscribe_to_emails, device_tokens, attributes, created, updated)
      SELECT $1, x.id, x.p->>'${EMAIL_FIELD}', x.p->>'${NAME_FIELD}', nullif(x.p->>'${ZONE_FIELD}', ''), coalesce(x.p->>'${SUBSCRIBED_FIELD}', '1') = '1',
             nullif(x.p->>'${DEVICE_TOKENS_FIELD}', '')::jsonb, x.a, to_timestamp(coalesce(x.created, x.updated) / 1000.0), to_timestamp(x.updated / 1000.0)
      FROM jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, created bigint, updated bigint)
-     WHERE NOT EXISTS (SELECT FROM users WHERE tenant_id = $1 AND id = x.id OFFSET 0)`,
-    values: [tenantId, JSON.stringify(rows)],
+     WHERE NOT EXISTS (SELECT FROM users WHERE tenant_id = $1 AND id = x.id OFFSET 0)
+     RETURNING id`,
+    values: [tenantId, json],
   });
+  if (created.length === rows.length) return;
+  const made = new Set(created.map((r) => r.id));
   await c.query({
     name: 'flush-users-update',
     text: `UPDATE users SET
@@ -366,7 +379,7 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
      FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(id text, p jsonb, a jsonb, updated bigint)', 'users',
        'tenant_id = $1 AND id = x.id AND updated <= to_timestamp(x.updated / 1000.0)')} x
      WHERE users.ctid = x.tid`,
-    values: [tenantId, JSON.stringify(rows)],
+    values: [tenantId, made.size ? JSON.stringify(rows.filter((u) => !made.has(u.id))) : json],
   });
 }
 
