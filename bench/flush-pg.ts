@@ -19,14 +19,14 @@ import { processCpu, StatementSampler } from './util';
  * written in stream order, in batches as the
  * flusher reads them, through a flusher's own transaction code, over
  * emptied tables each round; it reports the Postgres backend's CPU (from
- * /proc), the wall time and the WAL per record (the whole server's: give
- * it a Postgres with nothing else to do). Rounds alternate between this build
+ * /proc), the wall time, the WAL (the whole server's: give it a Postgres
+ * with nothing else to do) and the bytes the tables hold, per record. Rounds alternate between this build
  * and BENCH_FLUSHER_MODULE (another build's dist/src/pipeline/flusher.js),
  * so both meet the same machine state; `npm run bench:record` measures the
  * same under load.
  */
 const USERS = Number(process.env.BENCH_USERS ?? 20_000);
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 60_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** As many as the flusher reads at once (pipeline/flusher.ts). */
 const BATCH = 500;
@@ -77,7 +77,11 @@ async function main(): Promise<void> {
     const builds: [string, FlusherModule][] = [['this build', await import('../src/pipeline/flusher')]];
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     if (process.env.BENCH_FLUSHER_MODULE) builds.push([process.env.BENCH_FLUSHER_MODULE, require(process.env.BENCH_FLUSHER_MODULE) as FlusherModule]);
-    const figures = new Map<string, { cpu: number[]; wall: number[]; wal: number[] }>(builds.map(([name]) => [name, { cpu: [], wall: [], wal: [] }]));
+    const figures = new Map<string, { cpu: number[]; wall: number[]; wal: number[]; bytes: number[] }>(builds.map(([name]) => [name, { cpu: [], wall: [], wal: [], bytes: [] }]));
+    // Tables and indexes, partitions included.
+    const bytes = async () => Number((await app.ctx.db.query<{ b: string }>(
+      `SELECT sum(pg_total_relation_size(c.oid))::text AS b FROM pg_class c LEFT JOIN pg_inherits i ON i.inhrelid = c.oid LEFT JOIN pg_class p ON p.oid = i.inhparent
+       WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r' AND coalesce(p.relname, c.relname) = ANY($2)`, [schema, WRITTEN])).rows[0]!.b);
     const lsn = async () => BigInt((await app.ctx.db.query<{ b: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text AS b`)).rows[0]!.b);
     const tenant = { id: DEFAULT_TENANT_ID };
     const dbs = builds.map((_, i) => onePool(`flush-pg-${id}-${i}`));
@@ -88,6 +92,8 @@ async function main(): Promise<void> {
       for (const [i, [name, mod]] of builds.entries()) {
         const db = dbs[i]!;
         await db.query(`TRUNCATE ${WRITTEN.join(', ')}`);
+        // BENCH_SQL: statements run over the emptied tables before each round (a storage setting to try).
+        if (process.env.BENCH_SQL) await db.query(process.env.BENCH_SQL);
         const flusher = new mod.Flusher(db, app.ctx.redis, app.ctx.keys, null as never, log) as unknown as Writes;
         const pid = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
         // Every round starts right after a checkpoint, so each logs the same page images.
@@ -100,13 +106,14 @@ async function main(): Promise<void> {
         f.wall.push(((performance.now() - t0) * 1000) / entries.length);
         f.cpu.push((processCpu(pid) - cpu0) / entries.length);
         f.wal.push(Number((await lsn()) - wal0) / entries.length);
+        f.bytes.push((await bytes()) / entries.length);
       }
     }
     for (const s of samplers) await s.stop();
     const list = (xs: number[]) => xs.map((x) => x.toFixed(1)).join('; ');
     process.stdout.write(`${entries.length} records (${USERS} users created, ${EVENTS} events) in batches of ${BATCH}, ${ROUNDS} rounds each, alternating\n`);
     for (const [i, [name, f]] of [...figures].entries()) {
-      process.stdout.write(`${name}: Postgres backend CPU per record ${list(f.cpu)} µs; wall ${list(f.wall)} µs; WAL (the whole server's) ${list(f.wal)} B\n`);
+      process.stdout.write(`${name}: Postgres backend CPU per record ${list(f.cpu)} µs; wall ${list(f.wall)} µs; WAL (the whole server's) ${list(f.wal)} B; table and index bytes ${list(f.bytes)} B\n`);
       const cpu = f.cpu.reduce((a, b) => a + b, 0) * entries.length;
       if (samplers[i]) process.stdout.write(`${samplers[i]!.report(entries.length * ROUNDS, cpu, 'record').join('\n')}\n`);
     }
