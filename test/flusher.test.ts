@@ -57,6 +57,19 @@ t.test('a replayed batch changes nothing', async (t) => {
   for (const [, fields] of records) await r.xadd(stream, '*', ...fields);
   await s.app.flusher.drain();
   t.same(await snapshot(), once);
+
+  // Stored records and a new one in one batch: only the new event and its award are added.
+  await s.event('m', { user: { id: 'd', name: 'D' }, value: 3 });
+  const [fresh] = await r.xrange(stream, '-', '+');
+  await r.del(stream);
+  for (const [, fields] of [...records, fresh!]) await r.xadd(stream, '*', ...fields);
+  await r.xgroup('CREATE', stream, FLUSH_GROUP, '0');
+  await s.app.flusher.drain();
+  const mixed = await snapshot();
+  t.equal(mixed.events.length, 4, 'the new event is stored, the others once');
+  t.equal(mixed.awards.length, 5, "the new event's award is written");
+  t.same(mixed.events.filter((e: { user_id: string }) => e.user_id !== 'd'), once.events, 'the stored events are as they were');
+  t.equal((await s.app.ctx.db.query('SELECT 1 FROM dead_letters')).rowCount, 0, 'no record was set aside');
 });
 
 // Two flushers may commit neighbouring batches in either order: a record
@@ -165,8 +178,8 @@ t.test('records of either form, several of a user in one batch, store the user h
 // A read may flush records a consumer holds, and a consumer may claim
 // another's: two flushers can write the same records at once. The second
 // waits on the first's uncommitted event, fails on its key once that
-// commits, and its retry finds everything stored: nothing twice, nothing
-// set aside as unwritable.
+// commits, and then finds everything stored: nothing twice, nothing set
+// aside as unwritable.
 t.test('the same records flushed by two flushers at once are stored once', async (t) => {
   const s = await startServer(t);
   await s.app.flusher.stop();
@@ -184,9 +197,15 @@ t.test('the same records flushed by two flushers at once are stored once', async
   t.teardown(() => other.release());
   await other.query('BEGIN');
   await writeBatch(other, tenantId, new Batch(records));
-  const xid = (await other.query('SELECT pg_current_xact_id()::xid::text AS x')).rows[0].x as string;
+  const pid = (await other.query('SELECT pg_backend_pid() AS p')).rows[0].p as number;
   const drained = s.app.flusher.drain();
-  const blocked = async () => (await db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND transactionid::text = $1 AND NOT granted`, [xid])).rowCount! > 0;
+  // Waiting on a transaction id the other one holds (its own, or a savepoint's).
+  const blocked = async () =>
+    (await db.query(
+      `SELECT 1 FROM pg_locks w JOIN pg_locks h ON h.locktype = 'transactionid' AND h.transactionid = w.transactionid AND h.granted AND h.pid = $1
+       WHERE w.locktype = 'transactionid' AND NOT w.granted`,
+      [pid],
+    )).rowCount! > 0;
   while (!(await blocked())) await new Promise((res) => setImmediate(res));
   await other.query('COMMIT');
   await drained;

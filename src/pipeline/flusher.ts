@@ -8,14 +8,14 @@ import type { Tenant, Tenants } from '../store/tenants';
 import { DeadLetters, isPermanent } from './dead-letters';
 import { systemClock } from '../clock';
 import { changeOwner, UserChangeRecord } from '../engine/change-record';
-import { Batch, keptAfterErasures, StreamEntry, writeBatch } from './flush-batch';
+import { Batch, keptAfterErasures, StreamEntry, UNIQUE_VIOLATION, writeBatch } from './flush-batch';
 
 const BATCH = 500;
 /**
  * Serialization failure, deadlock, and a unique key taken by another
  * flusher's commit of the same record (see writeOnce): a retry goes through.
  */
-const RETRYABLE = new Set(['40001', '40P01', '23505']);
+const RETRYABLE = new Set(['40001', '40P01', UNIQUE_VIOLATION]);
 
 /**
  * Derives more rows from a batch in the batch's own transaction (webhook
