@@ -10,8 +10,7 @@ import { systemClock } from '../src/clock';
 import { createLogger } from '../src/observability/log';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 import type { StreamEntry } from '../src/pipeline/flush-batch';
-import { seedConfig, seedUsers, ZONES } from './seed';
-import { METRICS } from './load';
+import { seedConfig, seedUsers, sendEvents } from './seed';
 import { ownHeapSampler } from './util';
 
 /**
@@ -41,19 +40,7 @@ async function main(): Promise<void> {
   try {
     await seedConfig(url, adminKey);
     await seedUsers(url, adminKey, USERS);
-    let sent = 0;
-    const worker = async () => {
-      while (sent < EVENTS) {
-        const n = sent++;
-        const user = `user-${Math.floor(Math.random() * USERS)}`;
-        const headers: Record<string, string> = { 'X-API-KEY': adminKey, 'Content-Type': 'application/json' };
-        if (n % 2) headers['Idempotency-Key'] = `${id}-${n}`;
-        await fetch(`${url}/v1/metrics/${METRICS[n % METRICS.length]}/event`, {
-          method: 'POST', headers, body: JSON.stringify({ user: { id: user, tz: ZONES[n % ZONES.length] }, value: 1 + (n % 20) }),
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
+    await sendEvents(url, adminKey, { users: USERS, events: EVENTS, tag: id, zones: true });
     const stream = app.ctx.keys.tenant(0).stream;
     const entries = (await app.ctx.redis.xrange(stream, '-', '+')) as StreamEntry[];
     const events = entries.filter(([, f]) => f[f.indexOf('k') + 1] === 'ev');
@@ -109,7 +96,9 @@ async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promi
           const text = typeof q === 'string' ? q : q.text;
           for (const x of (typeof q === 'string' ? v : q.values) ?? []) prepareValue(x);
           if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
-          const values = (typeof q === 'string' ? v : q.values) as (string | null)[][];
+          const values = (typeof q === 'string' ? v : q.values) as (string | null)[][] | undefined;
+          // A statement without parameters (the events' savepoint) changes no row here.
+          if (!values) return { rows: [] };
           // The read (an update names the table in its FROM too).
           if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
           // An insert or update: texts as an array, or joined (db.ts joinJsonTexts). An

@@ -7,8 +7,7 @@ import type { Pool } from 'pg';
 import { createPool } from '../src/store/db';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 import type { StreamEntry } from '../src/pipeline/flush-batch';
-import { seedConfig, seedUsers } from './seed';
-import { METRICS } from './load';
+import { seedConfig, seedUsers, sendEvents } from './seed';
 import { processCpu, StatementSampler } from './util';
 
 /**
@@ -57,19 +56,7 @@ async function main(): Promise<void> {
   try {
     await seedConfig(url, adminKey);
     await seedUsers(url, adminKey, USERS);
-    let sent = 0;
-    const worker = async () => {
-      while (sent < EVENTS) {
-        const n = sent++;
-        const user = `user-${Math.floor(Math.random() * USERS)}`;
-        const headers: Record<string, string> = { 'X-API-KEY': adminKey, 'Content-Type': 'application/json' };
-        if (n % 2) headers['Idempotency-Key'] = `${id}-${n}`;
-        await fetch(`${url}/v1/metrics/${METRICS[n % METRICS.length]}/event`, {
-          method: 'POST', headers, body: JSON.stringify({ user: { id: user }, value: 1 + (n % 20) }),
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
+    await sendEvents(url, adminKey, { users: USERS, events: EVENTS, tag: id, zones: false });
     const entries = (await app.ctx.redis.xrange(app.ctx.keys.tenant(0).stream, '-', '+')) as StreamEntry[];
     const batches: StreamEntry[][] = [];
     for (let i = 0; i < entries.length; i += BATCH) batches.push(entries.slice(i, i + BATCH));

@@ -1,3 +1,5 @@
+import { METRICS } from './load';
+
 /** The bench's tenant: a realistic configuration, and its users. */
 export const ZONES = [
   'Pacific/Pago_Pago', 'Pacific/Honolulu', 'America/Anchorage', 'America/Los_Angeles', 'America/Denver', 'America/Chicago',
@@ -80,3 +82,21 @@ export async function seedUsers(base: string, key: string, count: number): Promi
   await Promise.all(Array.from({ length: 64 }, worker));
 }
 
+/**
+ * `events` events of random seeded users over 16 connections (every second
+ * one with an idempotency key), as the bench's load sends them, or with
+ * `zones` each naming a time zone (a profile change the record carries).
+ */
+export async function sendEvents(base: string, key: string, o: { users: number; events: number; tag: string; zones: boolean }): Promise<void> {
+  let sent = 0;
+  const worker = async () => {
+    while (sent < o.events) {
+      const n = sent++;
+      const user = { id: `user-${Math.floor(Math.random() * o.users)}`, ...(o.zones ? { tz: ZONES[n % ZONES.length] } : {}) };
+      const headers: Record<string, string> = { 'X-API-KEY': key, 'Content-Type': 'application/json' };
+      if (n % 2) headers['Idempotency-Key'] = `${o.tag}-${n}`;
+      await fetch(`${base}/v1/metrics/${METRICS[n % METRICS.length]}/event`, { method: 'POST', headers, body: JSON.stringify({ user, value: 1 + (n % 20) }) });
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
