@@ -314,13 +314,14 @@ export const UNIQUE_VIOLATION = '23505';
  * the first's commit there and then finds its events by lookup (or, should
  * they meet again, the batch is retried: see RETRYABLE in flusher.ts).
  * Stored events are skipped by lookup, not ON CONFLICT: a speculative
- * insert logs a confirmation record of 48 bytes per row. The lookup names both indexes' keys (a stored event has the same user, metric
- * and date), so whichever one Postgres picks finds it in a probe. Named only
- * by the unique key's columns, a plan made while the month's partition was
- * known to be empty (analyzed or truncated empty) took the per-user index by
- * its tenant alone and read the tenant's every row for each event: seven
- * times the cost per record after 8,000 records (bench:flush-pg), and
- * growing with the month.
+ * insert logs a confirmation record of 48 bytes per row. The lookup names
+ * both indexes' keys (a stored event has the same user, metric and date),
+ * so whichever one Postgres picks finds it in a probe. Named only by the
+ * unique key's columns, a plan made while the month's partition was known
+ * to be empty (analyzed or truncated empty) took the per-user index by its
+ * tenant alone and read the tenant's every row for each event: seven times
+ * the cost per record after 8,000 records (bench:flush-pg), and growing
+ * with the month.
  */
 async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise<Set<string>> {
   const first = new Set<string>();
@@ -332,8 +333,6 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
          AS x(id, u, m, v, t, d, at, ik, a, ver, aw)`;
     const values = [tenantId, column(ev, 'id'), column(ev, 'u'), column(ev, 'm'), column(ev, 'v'), column(ev, 't'), column(ev, 'd'), column(ev, 'at'), column(ev, 'ik'),
       literal(ev.map((e) => (e.a ? JSON.stringify(e.a) : null))), column(ev, 'ver'), column(ev, 'aw')];
-    // A batch seldom holds an event stored before: inserted plainly, undone
-    // if the unique key says otherwise, then inserted with the lookup.
     await c.query('SAVEPOINT new_events');
     let rows: { id: string }[];
     try {
