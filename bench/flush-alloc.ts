@@ -10,6 +10,7 @@ import { systemClock } from '../src/clock';
 import { createLogger } from '../src/observability/log';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 import type { StreamEntry } from '../src/pipeline/flush-batch';
+import { FLUSH_BATCH } from '../src/pipeline/flusher';
 import { seedConfig, seedUsers, sendEvents } from './seed';
 import { ownHeapSampler } from './util';
 
@@ -26,7 +27,6 @@ import { ownHeapSampler } from './util';
  */
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 4000);
-const BATCH = 500;
 const ROUNDS = 20;
 
 type FlushBatch = typeof import('../src/pipeline/flush-batch');
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     const entries = (await app.ctx.redis.xrange(stream, '-', '+')) as StreamEntry[];
     const events = entries.filter(([, f]) => f[f.indexOf('k') + 1] === 'ev');
     const batches: StreamEntry[][] = [];
-    for (let i = 0; i < events.length; i += BATCH) batches.push(events.slice(i, i + BATCH));
+    for (let i = 0; i < events.length; i += FLUSH_BATCH) batches.push(events.slice(i, i + FLUSH_BATCH));
 
     // Each build is measured in a process of its own holding nothing but
     // the records: one measured beside the seeding's heap (or after another

@@ -7,28 +7,26 @@ import type { Pool } from 'pg';
 import { createPool } from '../src/store/db';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 import type { StreamEntry } from '../src/pipeline/flush-batch';
+import { FLUSH_BATCH } from '../src/pipeline/flusher';
 import { seedConfig, seedUsers, sendEvents } from './seed';
 import { processCpu, StatementSampler } from './util';
 
 /**
  * `npm run bench:flush-pg`: what a flush costs Postgres, per record, with
  * nothing else running. Real change records (the realistic configuration,
- * BENCH_USERS users and BENCH_EVENTS events from an HTTP-only server, so
- * nothing flushes them; the events as the bench's load sends them) are
- * written in stream order, in batches as the
- * flusher reads them, through a flusher's own transaction code, over
- * emptied tables each round; it reports the Postgres backend's CPU (from
- * /proc), the wall time, the WAL (the whole server's: give it a Postgres
- * with nothing else to do) and the bytes the tables hold, per record. Rounds alternate between this build
- * and BENCH_FLUSHER_MODULE (another build's dist/src/pipeline/flusher.js),
- * so both meet the same machine state; `npm run bench:record` measures the
- * same under load.
+ * BENCH_USERS users and BENCH_EVENTS events of the bench's load, from an
+ * HTTP-only server, so nothing flushes them) are written in stream order,
+ * in batches as the flusher reads them, through a flusher's own
+ * transaction code, over emptied tables each round. Per record: the
+ * backend's CPU (from /proc), the wall time, the WAL (the whole server's:
+ * give it a Postgres with nothing else to do) and the bytes the tables
+ * hold. Rounds alternate between this build and BENCH_FLUSHER_MODULE
+ * (another build's dist/src/pipeline/flusher.js), so both meet the same
+ * machine state; `npm run bench:record` measures the same under load.
  */
 const USERS = Number(process.env.BENCH_USERS ?? 20_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** As many as the flusher reads at once (pipeline/flusher.ts). */
-const BATCH = 500;
 /** Every table a flush writes. */
 const WRITTEN = ['events', 'user_state', 'users', 'board_entries', 'leaderboard_events', 'streak_periods', 'achievement_completions', 'points_awards', 'flushed_operations'];
 
@@ -59,7 +57,7 @@ async function main(): Promise<void> {
     await sendEvents(url, adminKey, { users: USERS, events: EVENTS, tag: id, zones: false });
     const entries = (await app.ctx.redis.xrange(app.ctx.keys.tenant(0).stream, '-', '+')) as StreamEntry[];
     const batches: StreamEntry[][] = [];
-    for (let i = 0; i < entries.length; i += BATCH) batches.push(entries.slice(i, i + BATCH));
+    for (let i = 0; i < entries.length; i += FLUSH_BATCH) batches.push(entries.slice(i, i + FLUSH_BATCH));
 
     const builds: [string, FlusherModule][] = [['this build', await import('../src/pipeline/flusher')]];
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -98,7 +96,7 @@ async function main(): Promise<void> {
     }
     for (const s of samplers) await s.stop();
     const list = (xs: number[]) => xs.map((x) => x.toFixed(1)).join('; ');
-    process.stdout.write(`${entries.length} records (${USERS} users created, ${EVENTS} events) in batches of ${BATCH}, ${ROUNDS} rounds each, alternating\n`);
+    process.stdout.write(`${entries.length} records (${USERS} users created, ${EVENTS} events) in batches of ${FLUSH_BATCH}, ${ROUNDS} rounds each, alternating\n`);
     for (const [i, [name, f]] of [...figures].entries()) {
       process.stdout.write(`${name}: Postgres backend CPU per record ${list(f.cpu)} µs; wall ${list(f.wall)} µs; WAL (the whole server's) ${list(f.wal)} B; table and index bytes ${list(f.bytes)} B\n`);
       const cpu = f.cpu.reduce((a, b) => a + b, 0) * entries.length;

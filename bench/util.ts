@@ -181,9 +181,9 @@ export async function ownHeapSampler() {
 
 /**
  * Where the Postgres backends of one application_name spend their time, by
- * statement (BENCH_PG_STATEMENTS=1 in bench:record and bench:flush-pg): pg_stat_activity
- * sampled every few milliseconds from a connection of its own (so not
- * counted with theirs). A sample of a backend running a statement with
+ * statement (BENCH_PG_STATEMENTS=1 in bench:record and bench:flush-pg):
+ * pg_stat_activity sampled every few milliseconds from a connection of its
+ * own (so not counted with theirs). A sample of a backend running a statement with
  * no wait event is on CPU; the rest are waits (a lock, the WAL flush of a
  * commit, reading the client). Statements are named by their text's start.
  */

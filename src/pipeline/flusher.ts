@@ -10,7 +10,8 @@ import { systemClock } from '../clock';
 import { changeOwner, UserChangeRecord } from '../engine/change-record';
 import { Batch, keptAfterErasures, StreamEntry, UNIQUE_VIOLATION, writeBatch } from './flush-batch';
 
-const BATCH = 500;
+/** Records a flusher reads and writes at once. */
+export const FLUSH_BATCH = 500;
 /**
  * Serialization failure, deadlock, and a unique key taken by another
  * flusher's commit of the same record (see writeOnce): a retry goes through.
@@ -108,7 +109,7 @@ export class Flusher {
       if (this.stopped) return;
       this.running = this.exclusive(() => this.cycle())
         .then((n) => {
-          if (!this.stopped) this.timer = setTimeout(tick, n >= BATCH ? 0 : this.intervalMs);
+          if (!this.stopped) this.timer = setTimeout(tick, n >= FLUSH_BATCH ? 0 : this.intervalMs);
         })
         .catch((err) => {
           this.log.warn('flush cycle failed', { err: (err as Error).message });
@@ -144,14 +145,14 @@ export class Flusher {
   async flushThrough(t: Tenant, upTo: string, userId?: string): Promise<void> {
     const stream = this.keys.tenant(t.slot).stream;
     for (let from = '-'; ;) {
-      const page = (await this.redis.xrange(stream, from, upTo, 'COUNT', BATCH)) as StreamEntry[];
+      const page = (await this.redis.xrange(stream, from, upTo, 'COUNT', FLUSH_BATCH)) as StreamEntry[];
       const mine = userId === undefined ? page : page.filter((e) => readableOwner(e[1]) === userId);
       if (mine.length) {
         await this.writeOrSetAside(t, mine);
         const ids = mine.map((e) => e[0]);
         await this.redis.multi().xack(stream, FLUSH_GROUP, ...ids).xdel(stream, ...ids).exec();
       }
-      if (page.length < BATCH) return;
+      if (page.length < FLUSH_BATCH) return;
       from = `(${page[page.length - 1]![0]}`;
     }
   }
@@ -239,7 +240,7 @@ export class Flusher {
   }
 
   private async read(stream: string, from: string): Promise<StreamEntry[]> {
-    const res = (await this.redis.xreadgroup('GROUP', FLUSH_GROUP, this.consumer, 'COUNT', BATCH, 'STREAMS', stream, from)) as
+    const res = (await this.redis.xreadgroup('GROUP', FLUSH_GROUP, this.consumer, 'COUNT', FLUSH_BATCH, 'STREAMS', stream, from)) as
       | [string, StreamEntry[]][]
       | null;
     return res?.[0]?.[1] ?? [];
@@ -247,7 +248,7 @@ export class Flusher {
 
   /** Take over entries another (dead) consumer read but never acknowledged. */
   private async claimStale(t: Tenant, stream: string): Promise<number> {
-    const [, entries] = (await this.redis.xautoclaim(stream, FLUSH_GROUP, this.consumer, this.claimIdleMs, '0-0', 'COUNT', BATCH)) as [string, StreamEntry[]];
+    const [, entries] = (await this.redis.xautoclaim(stream, FLUSH_GROUP, this.consumer, this.claimIdleMs, '0-0', 'COUNT', FLUSH_BATCH)) as [string, StreamEntry[]];
     const live = entries.filter((e) => e[1] !== null);
     if (live.length === 0) return 0;
     this.pending.add(t.slot);
