@@ -11,14 +11,22 @@ import { type Config, loadConfig } from '../src/config';
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(port));
+      });
     });
-  });
+    // A port is free only until its taker binds it: the same one handed out
+    // twice (seen: Laurel's and its Redis's) makes the second fail to start.
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
+const handedOut = new Set<number>();
 
 /**
  * A redis-server of the bench's own on a free port (no persistence, its files
