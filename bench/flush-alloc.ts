@@ -80,6 +80,26 @@ async function main(): Promise<void> {
 }
 
 /** One build's allocation or CPU over the batches in a file (in a child process main starts). */
+/** A COPY … FROM STDIN (pg-copy-streams' query object) as a client would send it. */
+const isCopy = (q: unknown): q is CopyIn => typeof q === 'object' && q !== null && 'handleCopyInResponse' in q;
+type CopyIn = { submit(conn: unknown): void; handleCopyInResponse(conn: unknown): void; handleReadyForQuery(): void };
+
+/**
+ * Take a COPY as Postgres would, keeping nothing: its data framed and
+ * written to a socket that drops it, and the end answered once it comes
+ * (CopyDone, a 5-byte message starting with 'c').
+ */
+function copyIn(q: CopyIn): CopyIn {
+  const conn = {
+    stream: { write: (b: Buffer) => (b.length === 5 && b[0] === 0x63 && setImmediate(() => q.handleReadyForQuery()), true), once: () => undefined },
+    query: () => undefined,
+    sendCopyFail: () => undefined,
+  };
+  q.submit(conn);
+  setImmediate(() => q.handleCopyInResponse(conn));
+  return q;
+}
+
 async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promise<void> {
   const batches = JSON.parse(readFileSync(file, 'utf8')) as StreamEntry[][];
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -92,30 +112,32 @@ async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promi
     for (const entries of list) {
       const batch = new fb.Batch(entries);
       const client = {
-        query: async (q: string | { text: string; values: unknown[] }, v?: unknown[]) => {
-          const text = typeof q === 'string' ? q : q.text;
-          for (const x of (typeof q === 'string' ? v : q.values) ?? []) prepareValue(x);
-          if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
-          const values = (typeof q === 'string' ? v : q.values) as (string | null)[][] | undefined;
-          // A statement without parameters (the events' savepoint) changes no row here.
-          if (!values) return { rows: [] };
-          // The read (an update names the table in its FROM too).
-          if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
-          // An insert or update: texts as an array, or joined (db.ts joinJsonTexts). An
-          // update passes state null where it keeps it, and recent whole or, where the
-          // SQL says so, the groups to put in front of it.
-          const texts = (v: unknown) => (typeof v === 'string' ? v.split('\x1e').map((t) => t || null) : (v as (string | null)[] | undefined));
-          const [s, r] = [texts(values[2]), texts(values[3])];
-          if (text.includes('user_state') && s) {
-            const front = text.includes('left(x.r, -1)');
-            values[1]!.forEach((u, i) => {
-              const old = states.get(u!);
-              const recent = s[i] !== null || !r?.[i] ? null : front && old?.recent ? `${r[i]!.slice(0, -1)},${old.recent.slice(1)}` : r[i]!;
-              states.set(u!, { state: s[i] ?? old!.state, recent });
-            });
-          }
-          return { rows: [] };
-        },
+        query: (q: string | { text: string; values: unknown[] }, v?: unknown[]) => (isCopy(q) ? copyIn(q) : answer(q, v)),
+      };
+      const answer = async (q: string | { text: string; values: unknown[] }, v?: unknown[]) => {
+        const text = typeof q === 'string' ? q : q.text;
+        for (const x of (typeof q === 'string' ? v : q.values) ?? []) prepareValue(x);
+        // Builds before events were copied in inserted them, and read back the ids stored.
+        if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
+        const values = (typeof q === 'string' ? v : q.values) as (string | null)[][] | undefined;
+        // A statement without parameters (the events' savepoint) changes no row here.
+        if (!values) return { rows: [] };
+        // The read (an update names the table in its FROM too).
+        if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
+        // An insert or update: texts as an array, or joined (db.ts joinJsonTexts). An
+        // update passes state null where it keeps it, and recent whole or, where the
+        // SQL says so, the groups to put in front of it.
+        const texts = (v: unknown) => (typeof v === 'string' ? v.split('\x1e').map((t) => t || null) : (v as (string | null)[] | undefined));
+        const [s, r] = [texts(values[2]), texts(values[3])];
+        if (text.includes('user_state') && s) {
+          const front = text.includes('left(x.r, -1)');
+          values[1]!.forEach((u, i) => {
+            const old = states.get(u!);
+            const recent = s[i] !== null || !r?.[i] ? null : front && old?.recent ? `${r[i]!.slice(0, -1)},${old.recent.slice(1)}` : r[i]!;
+            states.set(u!, { state: s[i] ?? old!.state, recent });
+          });
+        }
+        return { rows: [] };
       };
       await fb.writeBatch(client as never, DEFAULT_TENANT_ID, batch);
     }

@@ -193,17 +193,27 @@ t.test('a database written before the partitions is migrated by start without lo
   t.equal((await sql(s, 'SELECT count(*)::int AS n FROM flushed_operations'))[0].n, 1, 'stored operations kept under their new key');
 });
 
-t.test('ids and keys with quotes, backslashes, braces, commas and spaces, or spelled NULL, are stored as sent', async (t) => {
+t.test('ids, keys and attributes with quotes, backslashes, tabs, line breaks, braces and commas, or spelled NULL, are stored as sent', async (t) => {
   const s = await startServer(t);
-  await s.metrics(['steps']);
-  const odd = ['we"ird \\ {id}, x', 'NULL', 'null', ' lead'];
+  const { steps } = await s.metrics(['steps']);
+  await s.attributes([{ key: 'note', type: 'event' }]);
+  for (const [path, body] of [
+    ['/admin/v1/points', [{ key: 'xp', name: 'XP', triggers: [{ type: 'metric', metricId: steps!.id, metricThreshold: 1, points: 2, status: 'active' }] }]],
+    ['/admin/v1/leaderboards', [{ key: 'top', name: 'Top', rankBy: 'metric', metricId: steps!.id, start: '2026-01-01', status: 'active' }]],
+  ] as const) t.equal((await s.call('POST', path, { body })).status, 201);
+  // Each of these means something to COPY's text format (which the events, rank history and awards are written in) or to an array literal.
+  const odd = ['we"ird \\ {id}, x', 'NULL', 'null', ' lead', 'tab\there', 'two\nlines\r', 'back\\nslash \\N', '\\.'];
   for (const [i, u] of odd.entries()) {
-    const r = await s.event('steps', { user: { id: u }, value: i + 1 }, { headers: { 'Idempotency-Key': `k "${i}" \\ {,}` } });
+    const r = await s.event('steps', { user: { id: u }, value: i + 1, attributes: { note: `${u}\t"${i}"` } }, { headers: { 'Idempotency-Key': `k "${i}"\t\\ {,}` } });
     t.equal(r.status, 201, `user ${JSON.stringify(u)}`);
   }
   await s.drain();
-  const rows = await sql<{ user_id: string; idempotency_key: string; value: string }>(s, 'SELECT user_id, idempotency_key, value::text FROM events ORDER BY value');
-  t.same(rows.map((r) => [r.user_id, r.idempotency_key, r.value]), odd.map((u, i) => [u, `k "${i}" \\ {,}`, String(i + 1)]));
+  const rows = await sql<{ user_id: string; idempotency_key: string; value: string; attributes: Record<string, string>; points: string }>(s,
+    `SELECT user_id, idempotency_key, value::text, attributes, (awards[1]).total::text AS points FROM events ORDER BY value`);
+  t.same(rows.map((r) => [r.user_id, r.idempotency_key, r.value, r.attributes, r.points]),
+    odd.map((u, i) => [u, `k "${i}"\t\\ {,}`, String(i + 1), { note: `${u}\t"${i}"` }, String(2 * (i + 1))]));
+  const ranks = await sql<{ user_id: string }>(s, 'SELECT user_id FROM leaderboard_events ORDER BY seq');
+  t.same(ranks.map((r) => r.user_id), odd, "each user's rank history under their id");
 });
 
 t.test('user_state written as jsonb by the previous version is migrated with every value and version', async (t) => {

@@ -68,6 +68,7 @@ t.test('a replayed batch changes nothing', async (t) => {
   const mixed = await snapshot();
   t.equal(mixed.events.length, 4, 'the new event is stored, the others once');
   t.equal(mixed.awards.length, 5, "the new event's award is written");
+  t.equal(mixed.completions.length, 5, "the new user's completion is written, the others once");
   t.same(mixed.events.filter((e: { user_id: string }) => e.user_id !== 'd'), once.events, 'the stored events are as they were');
   t.equal((await s.app.ctx.db.query('SELECT 1 FROM dead_letters')).rowCount, 0, 'no record was set aside');
 });

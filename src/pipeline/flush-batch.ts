@@ -9,6 +9,7 @@ import { joinGroup } from '../domain/leaderboards';
 import { BatchGroups, streamVersion, versionBefore, writeUserState } from '../store/user-state';
 import { LeagueEntries, writeLeagueEntries } from '../store/league-record';
 import { byKey } from '../store/db';
+import { CopyRows, copyRows } from '../store/copy';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
@@ -91,6 +92,8 @@ function inKeyOrder<V>(m: Map<string, V>): V[] {
   return [...m.keys()].sort().map((k) => m.get(k)!);
 }
 
+const periodKey = (user: string, frequency: string, period: number) => `${user}\0${frequency}\0${period}`;
+
 const boardEntryKey = (board: string, run: number, group: string, user: string) => `${board}\0${run}\0${group}\0${user}`;
 
 type BoardEntryRow = { b: string; r: number; g: string; u: string; s: string | null; ver: string };
@@ -142,7 +145,7 @@ export class Batch {
     if (r.created || r.patch) this.touch(r.userId, r.at, r.created, r.patch);
     if (r.kind !== 'ev' && this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!, ver)) this.operations.push(r.opId!);
     for (const d of r.completions) this.completions.push({ a: d.i, u: r.userId, at: r.at, e: r.opId! });
-    for (const p of r.periods) this.periods.set(`${r.userId}\0${p.f}\0${p.p}`, { f: p.f, p: p.p, l: p.l, fr: p.fr, pa: p.pa, u: r.userId });
+    for (const p of r.periods) this.periods.set(periodKey(r.userId, p.f, p.p), { f: p.f, p: p.p, l: p.l, fr: p.fr, pa: p.pa, u: r.userId });
     if (r.kind === 'ev') this.addBoards(r.boards, r.opId!, r.userId, r.at, r.date!, ver);
     if (r.kind === 'ev') this.leagueEntries.add(r.leagues, r.userId, ver);
     this.addFields(r.userFields, r.userId, ver);
@@ -303,18 +306,35 @@ export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch):
 export const UNIQUE_VIOLATION = '23505';
 
 /**
+ * Rows with a unique key, copied in (store/copy.ts) after a savepoint. A
+ * batch seldom holds one stored before (a redelivery, a claim, a read
+ * flushing what a consumer holds), so looking each up (about 5 µs of
+ * Postgres CPU an event) is done only once the key refuses the copy: that
+ * is undone to the savepoint and `insertNew` inserts the rows a lookup does
+ * not find. Not ON CONFLICT: a speculative insert logs a confirmation
+ * record of 48 bytes per row. A second flusher writing the same record at
+ * the same moment waits for the first's commit there and then finds its
+ * rows by lookup (or, should they meet again, the batch is retried: see
+ * RETRYABLE in flusher.ts). Whether the copy stored every row.
+ */
+async function copyUnlessStored(c: PoolClient, table: string, columns: string, rows: CopyRows, insertNew: () => Promise<void>): Promise<boolean> {
+  await c.query(`SAVEPOINT ${table}`);
+  try {
+    await copyRows(c, table, columns, rows);
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+    await c.query(`ROLLBACK TO SAVEPOINT ${table}`);
+    await insertNew();
+    return false;
+  }
+}
+
+/**
  * The events, and the ids of the other operations that pay awards: each
  * stored once under its unique key (an event's tenant, time and id; an
- * operation's id). Returns the ids stored now, not before.
- * Events are inserted plainly first: a batch seldom holds one stored
- * before (a redelivery, a claim, a read flushing what a consumer holds), so
- * looking each up (about 5 µs of Postgres CPU an event) is done only once
- * the unique key refuses the plain insert, which is undone to a savepoint.
- * A second flusher writing the same record at the same moment waits for
- * the first's commit there and then finds its events by lookup (or, should
- * they meet again, the batch is retried: see RETRYABLE in flusher.ts).
- * Stored events are skipped by lookup, not ON CONFLICT: a speculative
- * insert logs a confirmation record of 48 bytes per row. The lookup names
+ * operation's id). Returns the ids stored now, not before. Events are
+ * copied in unless stored (copyUnlessStored). The lookup names
  * both indexes' keys (a stored event has the same user, metric and date),
  * so whichever one Postgres picks finds it in a probe. Named only by the
  * unique key's columns, a plan made while the month's partition was known
@@ -327,29 +347,22 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
   const first = new Set<string>();
   const ev = batch.events;
   if (ev.length) {
-    const insert = `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards)
+    const copied = await copyUnlessStored(c, 'events', 'id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards', eventRows(tenantId, ev), async () => {
+      const { rows } = await c.query<{ id: string }>({
+        name: 'flush-events',
+        text: `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards)
        SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw::award[]
        FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::numeric[], $6::numeric[], $7::date[], $8::bigint[], $9::text[], $10::jsonb[], $11::bigint[], $12::text[])
-         AS x(id, u, m, v, t, d, at, ik, a, ver, aw)`;
-    const values = [tenantId, column(ev, 'id'), column(ev, 'u'), column(ev, 'm'), column(ev, 'v'), column(ev, 't'), column(ev, 'd'), column(ev, 'at'), column(ev, 'ik'),
-      literal(ev.map((e) => (e.a ? JSON.stringify(e.a) : null))), column(ev, 'ver'), column(ev, 'aw')];
-    await c.query('SAVEPOINT new_events');
-    let rows: { id: string }[];
-    try {
-      ({ rows } = await c.query<{ id: string }>({ name: 'flush-events-new', text: `${insert} RETURNING id`, values }));
-    } catch (err) {
-      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
-      await c.query('ROLLBACK TO SAVEPOINT new_events');
-      ({ rows } = await c.query<{ id: string }>({
-        name: 'flush-events',
-        text: `${insert}
+         AS x(id, u, m, v, t, d, at, ik, a, ver, aw)
        WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
                            AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
        RETURNING id`,
-        values,
-      }));
-    }
-    for (const r of rows) first.add(r.id);
+        values: [tenantId, column(ev, 'id'), column(ev, 'u'), column(ev, 'm'), column(ev, 'v'), column(ev, 't'), column(ev, 'd'), column(ev, 'at'), column(ev, 'ik'),
+          literal(ev.map((e) => (e.a ? JSON.stringify(e.a) : null))), column(ev, 'ver'), column(ev, 'aw')],
+      });
+      for (const r of rows) first.add(r.id);
+    });
+    if (copied) for (const e of ev) first.add(e.id);
   }
   if (batch.operations.length) {
     const { rows } = await c.query<{ id: string }>(
@@ -359,6 +372,16 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
     for (const r of rows) first.add(r.id);
   }
   return first;
+}
+
+/** A batch's events as COPY's rows, in writeOnce's column order. */
+function eventRows(tenantId: string, ev: EventRow[]): CopyRows {
+  const out = new CopyRows(ev.length);
+  for (const e of ev) {
+    out.field(e.id).field(tenantId).field(e.u).field(e.m).field(e.v).field(e.t).field(e.d).time(e.at)
+      .field(e.ik).field(e.a ? JSON.stringify(e.a) : null).field(e.ver).field(e.aw).end();
+  }
+  return out;
 }
 
 /**
@@ -443,23 +466,18 @@ function firstOfEach<T>(items: T[], key: (x: T) => string): T[] {
   });
 }
 
-/** Rank history of leaderboards (of operations stored for the first time). */
+/** Rank history of leaderboards (of operations stored for the first time): append-only, so copied in (store/copy.ts). */
 async function writeBoardEvents(c: PoolClient, tenantId: string, rows: Batch['boardEvents']): Promise<void> {
   if (!rows.length) return;
-  await c.query({
-    name: 'flush-board-events',
-    text: `INSERT INTO leaderboard_events (tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value)
-     SELECT $1, x.b, x.r, x.u, to_timestamp(x.at / 1000.0), x.d, x.pr, x.rk, x.pv, x.v
-     FROM unnest($2::uuid[], $3::integer[], $4::text[], $5::bigint[], $6::date[], $7::integer[], $8::integer[], $9::bigint[], $10::bigint[])
-       AS x(b, r, u, at, d, pr, rk, pv, v)`,
-    values: [tenantId, column(rows, 'b'), column(rows, 'r'), column(rows, 'u'), column(rows, 'at'), column(rows, 'd'), column(rows, 'pr'), column(rows, 'rk'), column(rows, 'pv'), column(rows, 'v')],
-  });
+  const out = new CopyRows(rows.length);
+  for (const x of rows) out.field(tenantId).field(x.b).field(x.r).field(x.u).time(x.at).field(x.d).field(x.pr).field(x.rk).field(x.pv).field(x.v).end();
+  await copyRows(c, 'leaderboard_events', 'tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value', out);
 }
 
 /**
- * Streak periods (a later record of a period wins): the stored ones that
- * changed are updated and the new ones inserted, in one statement (the
- * insert's NOT EXISTS sees the rows as of before the update). Not an
+ * Streak periods (a later record of a period wins): one statement looks
+ * each up by key, updates the stored ones that changed and answers the keys
+ * not stored, whose rows are then copied in (store/copy.ts). Not an
  * upsert: its speculative insert logs a 48-byte confirmation per row. A
  * row another flusher updates at the same moment keeps that flusher's
  * record, as one of the two would have under the upsert; a row it inserts
@@ -467,52 +485,58 @@ async function writeBoardEvents(c: PoolClient, tenantId: string, rows: Batch['bo
  */
 async function writePeriods(c: PoolClient, tenantId: string, periods: Batch['periods']): Promise<void> {
   if (!periods.size) return;
-  const rows = 'jsonb_to_recordset($2::jsonb) AS x(u text, f text, p integer, l integer, fr integer, pa integer)';
-  const match = 'tenant_id = $1 AND user_id = x.u AND frequency = x.f AND period = x.p';
-  await c.query({
+  const { rows: absent } = await c.query<{ u: string; f: string; p: number }>({
     name: 'flush-periods',
-    text: `WITH changed AS (
-       UPDATE streak_periods SET length = x.l, used_freeze = x.fr = 1, used_pause = x.pa = 1
-       FROM ${byKey(rows, 'streak_periods', match, 'ctid AS tid, length AS ol, used_freeze AS ofr, used_pause AS opa')} x
+    text: `WITH x AS (SELECT * FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(u text, f text, p integer, l integer, fr integer, pa integer)', 'streak_periods',
+       'tenant_id = $1 AND user_id = x.u AND frequency = x.f AND period = x.p', 'ctid AS tid, length AS ol, used_freeze AS ofr, used_pause AS opa', true)} x),
+     changed AS (
+       UPDATE streak_periods SET length = x.l, used_freeze = x.fr = 1, used_pause = x.pa = 1 FROM x
        WHERE streak_periods.ctid = x.tid AND (x.ol, x.ofr, x.opa) IS DISTINCT FROM (x.l, x.fr = 1, x.pa = 1))
-     INSERT INTO streak_periods (tenant_id, user_id, frequency, period, length, used_freeze, used_pause)
-     SELECT $1, x.u, x.f, x.p, x.l, x.fr = 1, x.pa = 1 FROM ${rows}
-     WHERE NOT EXISTS (SELECT FROM streak_periods WHERE ${match} OFFSET 0)`,
+     SELECT u, f, p FROM x WHERE tid IS NULL`,
     values: [tenantId, JSON.stringify(inKeyOrder(periods))],
   });
+  if (!absent.length) return;
+  const out = new CopyRows(absent.length);
+  for (const k of absent) {
+    const x = periods.get(periodKey(k.u, k.f, k.p))!;
+    out.field(tenantId).field(x.u).field(x.f).field(x.p).field(x.l).field(x.fr === 1 ? 't' : 'f').field(x.pa === 1 ? 't' : 'f').end();
+  }
+  await copyRows(c, 'streak_periods', 'tenant_id, user_id, frequency, period, length, used_freeze, used_pause', out);
 }
 
 /**
  * Achievement completions, each (achievement, user) once: the first stays.
- * The rows already stored are skipped rather than met with ON CONFLICT,
- * whose speculative insert logs a confirmation record per row (48 bytes),
- * as the events' insert does; a completion stored by another flusher
- * meanwhile fails the batch, which is retried (see RETRYABLE in flusher.ts).
+ * Copied in unless stored (copyUnlessStored), as events are.
  */
 async function writeCompletions(c: PoolClient, tenantId: string, completions: Batch['completions']): Promise<void> {
   if (!completions.length) return;
-  await c.query({
-    name: 'flush-completions',
-    text: `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)
+  const rows = firstOfEach(completions, (d) => `${d.a}\0${d.u}`);
+  const out = new CopyRows(rows.length);
+  for (const d of rows) out.field(tenantId).field(d.a).field(d.u).time(d.at).field(d.e).end();
+  await copyUnlessStored(c, 'achievement_completions', 'tenant_id, achievement_id, user_id, achieved_at, event_id', out, async () => {
+    await c.query({
+      name: 'flush-completions',
+      text: `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)
      SELECT $1, x.a, x.u, to_timestamp(x.at / 1000.0), x.e
      FROM jsonb_to_recordset($2::jsonb) AS x(a uuid, u text, at bigint, e uuid)
      WHERE NOT EXISTS (SELECT FROM achievement_completions d WHERE d.tenant_id = $1 AND d.achievement_id = x.a AND d.user_id = x.u OFFSET 0)`,
-    values: [tenantId, JSON.stringify(firstOfEach(completions, (d) => `${d.a}\0${d.u}`))],
+      values: [tenantId, JSON.stringify(rows)],
+    });
   });
 }
 
-/** Points awards of operations other than events (stored for the first time), in the batch's order (their seq orders an operation's awards). */
+/**
+ * Points awards of operations other than events (stored for the first
+ * time), in the batch's order (their seq orders an operation's awards):
+ * append-only, so copied in (store/copy.ts).
+ */
 async function writeAwards(c: PoolClient, tenantId: string, rows: Batch['awards']): Promise<void> {
   if (!rows.length) return;
-  await c.query({
-    name: 'flush-awards',
-    text: `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts, ver)
-     SELECT x.id, $1, x.u, x.s, x.t, x.tv, x.e, x.a, x.tot, to_timestamp(x.at / 1000.0), x.d, x.bo, x.ver
-     FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::numeric[], $9::numeric[], $10::bigint[], $11::date[], $12::jsonb[], $13::bigint[])
-       AS x(id, u, s, t, tv, e, a, tot, at, d, bo, ver)`,
-    values: [tenantId, column(rows, 'id'), column(rows, 'u'), column(rows, 's'), column(rows, 't'), column(rows, 'tv'), column(rows, 'e'), column(rows, 'a'), column(rows, 'tot'),
-      column(rows, 'at'), column(rows, 'd'), literal(rows.map((x) => (x.bo.length ? JSON.stringify(x.bo) : '[]'))), column(rows, 'ver')],
-  });
+  const out = new CopyRows(rows.length);
+  for (const x of rows) {
+    out.field(x.id).field(tenantId).field(x.u).field(x.s).field(x.t).field(x.tv).field(x.e).field(x.a).field(x.tot).time(x.at).field(x.d).field(JSON.stringify(x.bo)).field(x.ver).end();
+  }
+  await copyRows(c, 'points_awards', 'id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts, ver', out);
 }
 
 /**

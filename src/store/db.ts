@@ -93,10 +93,11 @@ export async function inSavepoint<T>(c: PoolClient, fn: () => Promise<T>, keep: 
  * subquery of its own. A row updated by another transaction between the
  * lookup and the update is skipped (its new version has another ctid), so
  * callers update only where a skip is harmless: under a lock, or with an
- * upsert of what was not updated.
+ * upsert of what was not updated. `orNull` keeps the rows that find none,
+ * with nulls for `cols`.
  */
-export const byKey = (rows: string, table: string, match: string, cols = 'ctid AS tid') =>
-  `(SELECT x.*, t.* FROM ${rows} CROSS JOIN LATERAL (SELECT ${cols} FROM ${table} WHERE ${match} OFFSET 0) t)`;
+export const byKey = (rows: string, table: string, match: string, cols = 'ctid AS tid', orNull = false) =>
+  `(SELECT x.*, t.* FROM ${rows} ${orNull ? 'LEFT' : 'CROSS'} JOIN LATERAL (SELECT ${cols} FROM ${table} WHERE ${match} OFFSET 0) t${orNull ? ' ON true' : ''})`;
 
 /**
  * JSON texts (null: '') as one parameter, for `jsonTextArray($n)` in SQL.
