@@ -19,7 +19,8 @@ import { ownHeapSampler } from './util';
  * Real change records (the realistic configuration, BENCH_USERS users,
  * BENCH_EVENTS events from an HTTP-only server, so nothing flushes them)
  * are collected into batches and turned into query parameters (serialised
- * as pg would) against a client that answers without Postgres: bytes
+ * as pg would) and COPY data against a client that answers without
+ * Postgres: bytes
  * allocated and CPU per record, each build in a child process of its own
  * (node with --expose-gc and a young generation large enough that no
  * collection happens while it counts allocation).
