@@ -378,8 +378,8 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
 function eventRows(tenantId: string, ev: EventRow[]): CopyRows {
   const out = new CopyRows(ev.length);
   for (const e of ev) {
-    out.field(e.id).field(tenantId).field(e.u).field(e.m).field(e.v).field(e.t).field(e.d).time(e.at)
-      .field(e.ik).field(e.a ? JSON.stringify(e.a) : null).field(e.ver).field(e.aw).end();
+    out.word(e.id).word(tenantId).field(e.u).word(e.m).field(e.v).word(e.t).word(e.d).time(e.at)
+      .field(e.ik).field(e.a ? JSON.stringify(e.a) : null).word(e.ver).field(e.aw).end();
   }
   return out;
 }
@@ -470,7 +470,7 @@ function firstOfEach<T>(items: T[], key: (x: T) => string): T[] {
 async function writeBoardEvents(c: PoolClient, tenantId: string, rows: Batch['boardEvents']): Promise<void> {
   if (!rows.length) return;
   const out = new CopyRows(rows.length);
-  for (const x of rows) out.field(tenantId).field(x.b).field(x.r).field(x.u).time(x.at).field(x.d).field(x.pr).field(x.rk).field(x.pv).field(x.v).end();
+  for (const x of rows) out.word(tenantId).word(x.b).field(x.r).field(x.u).time(x.at).word(x.d).field(x.pr).field(x.rk).field(x.pv).field(x.v).end();
   await copyRows(c, 'leaderboard_events', 'tenant_id, leaderboard_id, run, user_id, at, local_date, previous_rank, rank, previous_value, value', out);
 }
 
@@ -499,7 +499,7 @@ async function writePeriods(c: PoolClient, tenantId: string, periods: Batch['per
   const out = new CopyRows(absent.length);
   for (const k of absent) {
     const x = periods.get(periodKey(k.u, k.f, k.p))!;
-    out.field(tenantId).field(x.u).field(x.f).field(x.p).field(x.l).field(x.fr === 1 ? 't' : 'f').field(x.pa === 1 ? 't' : 'f').end();
+    out.word(tenantId).field(x.u).word(x.f).field(x.p).field(x.l).word(x.fr === 1 ? 't' : 'f').word(x.pa === 1 ? 't' : 'f').end();
   }
   await copyRows(c, 'streak_periods', 'tenant_id, user_id, frequency, period, length, used_freeze, used_pause', out);
 }
@@ -512,7 +512,7 @@ async function writeCompletions(c: PoolClient, tenantId: string, completions: Ba
   if (!completions.length) return;
   const rows = firstOfEach(completions, (d) => `${d.a}\0${d.u}`);
   const out = new CopyRows(rows.length);
-  for (const d of rows) out.field(tenantId).field(d.a).field(d.u).time(d.at).field(d.e).end();
+  for (const d of rows) out.word(tenantId).word(d.a).field(d.u).time(d.at).word(d.e).end();
   await copyUnlessStored(c, 'achievement_completions', 'tenant_id, achievement_id, user_id, achieved_at, event_id', out, async () => {
     await c.query({
       name: 'flush-completions',
@@ -534,7 +534,7 @@ async function writeAwards(c: PoolClient, tenantId: string, rows: Batch['awards'
   if (!rows.length) return;
   const out = new CopyRows(rows.length);
   for (const x of rows) {
-    out.field(x.id).field(tenantId).field(x.u).field(x.s).field(x.t).field(x.tv).field(x.e).field(x.a).field(x.tot).time(x.at).field(x.d).field(JSON.stringify(x.bo)).field(x.ver).end();
+    out.word(x.id).word(tenantId).field(x.u).word(x.s).word(x.t).word(x.tv).word(x.e).field(x.a).field(x.tot).time(x.at).word(x.d).field(JSON.stringify(x.bo)).word(x.ver).end();
   }
   await copyRows(c, 'points_awards', 'id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts, ver', out);
 }
