@@ -20,10 +20,9 @@ import { ownHeapSampler } from './util';
  * BENCH_EVENTS events from an HTTP-only server, so nothing flushes them)
  * are collected into batches and turned into query parameters (serialised
  * as pg would) and COPY data against a client that answers without
- * Postgres: bytes
- * allocated and CPU per record, each build in a child process of its own
- * (node with --expose-gc and a young generation large enough that no
- * collection happens while it counts allocation).
+ * Postgres: bytes allocated and CPU per record, each build in a child
+ * process of its own (node with --expose-gc and a young generation large
+ * enough that no collection happens while it counts allocation).
  * BENCH_FLUSH_BATCH_MODULE names another build's flush-batch.js to compare.
  */
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
@@ -80,7 +79,6 @@ async function main(): Promise<void> {
   }
 }
 
-/** One build's allocation or CPU over the batches in a file (in a child process main starts). */
 /** A COPY … FROM STDIN (pg-copy-streams' query object) as a client would send it. */
 const isCopy = (q: unknown): q is CopyIn => typeof q === 'object' && q !== null && 'handleCopyInResponse' in q;
 type CopyIn = { submit(conn: unknown): void; handleCopyInResponse(conn: unknown): void; handleReadyForQuery(): void };
@@ -101,6 +99,7 @@ function copyIn(q: CopyIn): CopyIn {
   return q;
 }
 
+/** One build's allocation or CPU over the batches in a file (in a child process main starts). */
 async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promise<void> {
   const batches = JSON.parse(readFileSync(file, 'utf8')) as StreamEntry[][];
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -121,7 +120,7 @@ async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promi
         // Builds before events were copied in inserted them, and read back the ids stored.
         if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
         const values = (typeof q === 'string' ? v : q.values) as (string | null)[][] | undefined;
-        // A statement without parameters (the events' savepoint) changes no row here.
+        // A statement without parameters (a savepoint) changes no row here.
         if (!values) return { rows: [] };
         // The read (an update names the table in its FROM too).
         if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };

@@ -352,13 +352,11 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
         name: 'flush-events',
         text: `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards)
        SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw::award[]
-       FROM unnest($2::uuid[], $3::text[], $4::uuid[], $5::numeric[], $6::numeric[], $7::date[], $8::bigint[], $9::text[], $10::jsonb[], $11::bigint[], $12::text[])
-         AS x(id, u, m, v, t, d, at, ik, a, ver, aw)
+       FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb, ver bigint, aw text)
        WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
                            AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
        RETURNING id`,
-        values: [tenantId, column(ev, 'id'), column(ev, 'u'), column(ev, 'm'), column(ev, 'v'), column(ev, 't'), column(ev, 'd'), column(ev, 'at'), column(ev, 'ik'),
-          literal(ev.map((e) => (e.a ? JSON.stringify(e.a) : null))), column(ev, 'ver'), column(ev, 'aw')],
+        values: [tenantId, JSON.stringify(ev)],
       });
       for (const r of rows) first.add(r.id);
     });
@@ -538,32 +536,3 @@ async function writeAwards(c: PoolClient, tenantId: string, rows: Batch['awards'
   }
   await copyRows(c, 'points_awards', 'id, tenant_id, user_id, system_id, trigger_id, trigger_version, event_id, awarded, total, at, local_date, boosts, ver', out);
 }
-
-/**
- * One field of every row as a Postgres array literal: unnest reads a
- * batch's rows from one array per column (no JSON for Postgres to parse),
- * and one join costs Node less than pg's own array serialisation (a few
- * strings per element): ids, dates and numbers go in as they are.
- */
-function column<R>(rows: R[], key: keyof R): string {
-  const out = new Array<string>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = element(rows[i]![key]);
-  return `{${out.join(',')}}`;
-}
-
-/** Values as a Postgres array literal (see column). */
-function literal(values: unknown[]): string {
-  return `{${values.map(element).join(',')}}`;
-}
-
-/** An array literal's element: NULL, a plain word as is, anything else quoted (a quote or backslash escaped). */
-function element(v: unknown): string {
-  if (v === null || v === undefined) return 'NULL';
-  const s = typeof v === 'string' ? v : String(v);
-  if (PLAIN.test(s) && !NULL_WORD.test(s)) return s;
-  return `"${s.replace(ESCAPED, '\\$&')}"`;
-}
-/** Array elements that need no quotes (ids, dates, numbers, most user ids); a bare NULL would be a null. */
-const PLAIN = /^[A-Za-z0-9_.:+-]+$/;
-const NULL_WORD = /^null$/i;
-const ESCAPED = /["\\]/g;
