@@ -120,6 +120,8 @@ async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promi
         // Builds before events were copied in inserted them, and read back the ids stored.
         if (text.includes('INSERT INTO events')) return { rows: batch.events.map((e) => ({ id: e.id })) };
         const values = (typeof q === 'string' ? v : q.values) as (string | null)[][] | undefined;
+        // The award kinds' lookup (store/award-kinds.ts): every kind stored already.
+        if (text.includes('JOIN award_kinds')) return { rows: (JSON.parse(values![1] as unknown as string) as { k: string }[]).map((x, i) => ({ k: x.k, id: String(i + 1) })) };
         // A statement without parameters (a savepoint) changes no row here.
         if (!values) return { rows: [] };
         // The read (an update names the table in its FROM too).

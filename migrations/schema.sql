@@ -1,16 +1,6 @@
 -- What the steps in this folder make, as pg_dump --schema-only prints it (the schema named laurel).
 -- Checked by test/migrations.test.ts; after adding a step, LAUREL_WRITE_SCHEMA=1 npx tap dist/test/migrations.test.js rewrites it.
 
-CREATE TYPE laurel.award AS (
-	s uuid,
-	t uuid,
-	v uuid,
-	i smallint,
-	n numeric,
-	total numeric,
-	b text
-);
-
 CREATE FUNCTION laurel.audit_log_append_only() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -122,6 +112,24 @@ CREATE TABLE laurel.audit_log (
 )
 PARTITION BY RANGE (at);
 
+CREATE TABLE laurel.award_kinds (
+    tenant_id uuid NOT NULL,
+    id bigint NOT NULL,
+    system_id uuid NOT NULL,
+    trigger_id uuid NOT NULL,
+    trigger_version uuid,
+    boosts text
+);
+
+ALTER TABLE laurel.award_kinds ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME laurel.award_kinds_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE laurel.events (
     id uuid NOT NULL,
     tenant_id uuid NOT NULL,
@@ -134,7 +142,7 @@ CREATE TABLE laurel.events (
     idempotency_key text,
     attributes jsonb,
     ver bigint,
-    awards laurel.award[]
+    awards bigint[]
 )
 PARTITION BY RANGE (occurred_at);
 
@@ -175,24 +183,25 @@ CREATE VIEW laurel.awards AS
 UNION ALL
  SELECT e.tenant_id,
     e.user_id,
-    x.s AS system_id,
-    x.t AS trigger_id,
-    x.v AS trigger_version,
+    k.system_id,
+    k.trigger_id,
+    k.trigger_version,
     e.id AS event_id,
     NULL::uuid AS id,
-    (x.i)::integer AS idx,
-    x.n AS awarded,
-    x.total,
+    (e.awards[(j.j + 2)])::integer AS idx,
+    (e.awards[(j.j + 3)])::numeric AS awarded,
+    (e.awards[(j.j + 4)])::numeric AS total,
     e.occurred_at AS at,
     e.local_date,
         CASE
-            WHEN (x.b IS NULL) THEN '[]'::jsonb
-            ELSE to_jsonb(string_to_array(x.b, ','::text))
+            WHEN (k.boosts IS NULL) THEN '[]'::jsonb
+            ELSE to_jsonb(string_to_array(k.boosts, ','::text))
         END AS boosts,
     e.ver,
-    x.place
-   FROM (laurel.events e
-     CROSS JOIN LATERAL unnest(e.awards) WITH ORDINALITY x(s, t, v, i, n, total, b, place))
+    (((j.j / 4) + 1))::bigint AS place
+   FROM ((laurel.events e
+     CROSS JOIN LATERAL generate_series(0, (cardinality(e.awards) - 4), 4) j(j))
+     JOIN laurel.award_kinds k ON (((k.tenant_id = e.tenant_id) AND (k.id = e.awards[(j.j + 1)]))))
   WHERE (e.awards IS NOT NULL);
 
 CREATE TABLE laurel.batch_rejections (
@@ -259,7 +268,7 @@ CREATE TABLE laurel.events_default (
     idempotency_key text,
     attributes jsonb,
     ver bigint,
-    awards laurel.award[]
+    awards bigint[]
 );
 
 CREATE TABLE laurel.flushed_operations (
@@ -785,6 +794,12 @@ ALTER TABLE ONLY laurel.attributes
 ALTER TABLE ONLY laurel.attributes
     ADD CONSTRAINT attributes_tenant_id_type_key_key UNIQUE (tenant_id, type, key);
 
+ALTER TABLE ONLY laurel.award_kinds
+    ADD CONSTRAINT award_kinds_once UNIQUE NULLS NOT DISTINCT (tenant_id, system_id, trigger_id, trigger_version, boosts);
+
+ALTER TABLE ONLY laurel.award_kinds
+    ADD CONSTRAINT award_kinds_pkey PRIMARY KEY (tenant_id, id);
+
 ALTER TABLE ONLY laurel.batch_rejections
     ADD CONSTRAINT batch_rejections_pkey PRIMARY KEY (id);
 
@@ -1010,6 +1025,9 @@ ALTER TABLE ONLY laurel.api_keys
 
 ALTER TABLE ONLY laurel.attributes
     ADD CONSTRAINT attributes_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY laurel.award_kinds
+    ADD CONSTRAINT award_kinds_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY laurel.batch_rejections
     ADD CONSTRAINT batch_rejections_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;

@@ -186,6 +186,8 @@ t.test('the same records flushed by two flushers at once are stored once', async
   await s.app.flusher.stop();
   const { m } = await s.metrics(['m']);
   await s.call('POST', '/admin/v1/achievements', { body: [{ key: 'one', name: 'One', trigger: 'metric', metricId: m!.id, metricValue: 1, status: 'active' }] });
+  // An award whose kind (system, trigger) neither flusher has stored yet: both insert it.
+  await s.call('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 2, status: 'active' }] }] });
   // One record: a batch of more would be halved on the error, and its halves written.
   await s.event('m', { user: { id: 'a' }, value: 2 });
   const r = await sharedRedis(t);
@@ -214,6 +216,8 @@ t.test('the same records flushed by two flushers at once are stored once', async
   const count = async (sql: string) => Number((await db.query(sql)).rows[0].n);
   t.equal(await count('SELECT count(*) AS n FROM events'), 1);
   t.equal(await count('SELECT count(*) AS n FROM achievement_completions'), 1);
+  t.equal(await count('SELECT count(*) AS n FROM award_kinds'), 1, "the award's kind is stored once");
+  t.same((await db.query('SELECT awarded::int, total::int FROM awards')).rows, [{ awarded: 4, total: 4 }], 'and the award once, read through it');
   t.equal(await count('SELECT count(*) AS n FROM dead_letters'), 0, 'no record was set aside');
   t.equal(await r.xlen(s.app.ctx.keys.tenant(0).stream), 0, 'the records were acknowledged');
 });

@@ -10,6 +10,7 @@ import { BatchGroups, streamVersion, versionBefore, writeUserState } from '../st
 import { LeagueEntries, writeLeagueEntries } from '../store/league-record';
 import { byKey } from '../store/db';
 import { CopyRows, copyRows } from '../store/copy';
+import { AwardKind, awardKindIds, awardKindKey } from '../store/award-kinds';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
@@ -34,9 +35,12 @@ interface EventRow {
   a: Record<string, string> | null;
   /** The change record's stream version (the order awards were made in). */
   ver: string;
-  /** Its awards as stored in the row (see eventAwards), or null. */
-  aw: string | null;
+  /** Its awards (see eventAwards), or null. */
+  aw: EventAward[] | null;
 }
+
+/** An award of an event: its kind's key (store/award-kinds.ts), place among the system's awards, amount and total after it. */
+type EventAward = [kind: string, place: number, amount: number, total: number];
 
 interface AwardRow {
   id: string;
@@ -105,6 +109,8 @@ type BoardEntryRow = { b: string; r: number; g: string; u: string; s: string | n
 export class Batch {
   readonly events: EventRow[] = [];
   readonly awards: AwardRow[] = [];
+  /** What the events' awards share (system, trigger, version, boosts), by key. */
+  readonly awardKinds = new Map<string, AwardKind>();
   readonly users = new Map<string, UserRow>();
   /** Each user's changed fields in this batch, as groups of their user_state row (store/user-state.ts). */
   readonly fields = new Map<string, BatchGroups>();
@@ -140,7 +146,7 @@ export class Batch {
     if (r.kind === 'ev') {
       // Named field by field: a spread copies through V8's slow path (see decodeChange).
       const e = r.event;
-      this.events.push({ id: e.id, u: e.u, m: e.m, v: e.v, t: r.total, d: e.d, at: e.at, ik: e.ik, a: e.a, ver, aw: eventAwards(r.points) });
+      this.events.push({ id: e.id, u: e.u, m: e.m, v: e.v, t: r.total, d: e.d, at: e.at, ik: e.ik, a: e.a, ver, aw: eventAwards(r.points, this.awardKinds) });
     }
     if (r.created || r.patch) this.touch(r.userId, r.at, r.created, r.patch);
     if (r.kind !== 'ev' && this.addAwards(r.points, r.opId!, r.userId, r.at, r.date!, ver)) this.operations.push(r.opId!);
@@ -228,23 +234,35 @@ function fieldGroup(ver: string, uf: string): string {
 const awardList = <T>(x: T[] | undefined): T[] => (Array.isArray(x) ? x : []);
 
 /**
- * An event's awards as its row keeps them: the text of an `award[]`
- * (migrations/031, whose `awards` view reads them back), or null when it
- * paid nothing. Each is `(system,trigger,version,place among the system's
- * awards,amount,total,boosts)`; ids and numbers need no quoting, and the
- * boosts' comma-separated ids are quoted (`\"` inside the array's quotes).
+ * An event's awards, or null when it paid nothing; their kinds are added to
+ * the batch's.
  */
-function eventAwards(points: ScriptPoints | null): string | null {
-  let out = '';
+function eventAwards(points: ScriptPoints | null, kinds: Map<string, AwardKind>): EventAward[] | null {
+  let out: EventAward[] | null = null;
   for (const slot in points) {
     const aw = awardList(points[slot]!.aw);
     for (let i = 0; i < aw.length; i++) {
       const a = aw[i]!;
       const bo = awardList(a.bo);
-      out += `${out ? ',' : ''}"(${a.si},${a.t},${a.v ?? ''},${i},${a.a},${a.tot},${bo.length ? `\\"${bo.join(',')}\\"` : ''})"`;
+      const kind: AwardKind = { system: a.si, trigger: a.t, version: a.v ?? null, boosts: bo.length ? bo.join(',') : null };
+      const key = awardKindKey(kind.system, kind.trigger, kind.version, kind.boosts);
+      if (!kinds.has(key)) kinds.set(key, kind);
+      (out ??= []).push([key, i, a.a, a.tot]);
     }
   }
-  return out ? `{${out}}` : null;
+  return out;
+}
+
+/**
+ * An event's awards as its row keeps them (migrations/033, whose `awards`
+ * view reads them back): a bigint[] of four numbers an award, its kind's id
+ * first.
+ */
+function packedAwards(aw: EventAward[] | null, kindIds: Map<string, string>): string | null {
+  if (!aw) return null;
+  let out = '';
+  for (const [kind, place, amount, total] of aw) out += `${out ? ',' : '{'}${kindIds.get(kind)!},${place},${amount},${total}`;
+  return `${out}}`;
 }
 
 /**
@@ -347,16 +365,18 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
   const first = new Set<string>();
   const ev = batch.events;
   if (ev.length) {
-    const copied = await copyUnlessStored(c, 'events', 'id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards', eventRows(tenantId, ev), async () => {
+    const kindIds = await awardKindIds(c, tenantId, batch.awardKinds);
+    const packed = ev.map((e) => packedAwards(e.aw, kindIds));
+    const copied = await copyUnlessStored(c, 'events', 'id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards', eventRows(tenantId, ev, packed), async () => {
       const { rows } = await c.query<{ id: string }>({
         name: 'flush-events',
         text: `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards)
-       SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw::award[]
+       SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw::bigint[]
        FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb, ver bigint, aw text)
        WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
                            AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
        RETURNING id`,
-        values: [tenantId, JSON.stringify(ev)],
+        values: [tenantId, JSON.stringify(ev.map((e, i) => Object.assign({}, e, { aw: packed[i] })))],
       });
       for (const r of rows) first.add(r.id);
     });
@@ -372,12 +392,13 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
   return first;
 }
 
-/** A batch's events as COPY's rows, in writeOnce's column order. */
-function eventRows(tenantId: string, ev: EventRow[]): CopyRows {
+/** A batch's events as COPY's rows, in writeOnce's column order (awards packed, see packedAwards). */
+function eventRows(tenantId: string, ev: EventRow[], awards: (string | null)[]): CopyRows {
   const out = new CopyRows(ev.length);
-  for (const e of ev) {
+  for (let i = 0; i < ev.length; i++) {
+    const e = ev[i]!;
     out.word(e.id).word(tenantId).field(e.u).word(e.m).field(e.v).word(e.t).word(e.d).time(e.at)
-      .field(e.ik).field(e.a ? JSON.stringify(e.a) : null).word(e.ver).field(e.aw).end();
+      .field(e.ik).field(e.a ? JSON.stringify(e.a) : null).word(e.ver).word(awards[i]!).end();
   }
   return out;
 }
