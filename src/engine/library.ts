@@ -4,6 +4,7 @@ import path from 'node:path';
 import { observeScript } from '../observability/metrics';
 import { masters, RedisClient } from '../redis/client';
 import { EventGroups } from './group-commit';
+import { BufferCommand } from './buffer-command';
 import { luaPrelude } from './prelude';
 
 /** Where the Lua sources live (copied beside dist/ in the image). */
@@ -111,7 +112,7 @@ export class Engine {
   }
 
   private async send(name: ScriptName | typeof EVENT_GROUP, fn: string, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const fcall = () => this.redis.call('FCALL', fn, keys.length, ...keys, ...args);
+    const fcall = () => this.redis.sendCommand(new BufferCommand('FCALL', [fn, keys.length, keys, args], { replyEncoding: 'utf8' }));
     const started = performance.now();
     try {
       return await fcall();
