@@ -1,5 +1,5 @@
 -- An event's awards were an array of a composite type: about 130 bytes an
--- award, 80 of them the system, trigger, trigger version and boosts, which
+-- award, about 85 of them the system, trigger, trigger version and boosts, which
 -- repeat across a tenant's awards (a tenant has a few triggers and boosts),
 -- and 28 a composite's header. Those four now live once per tenant in
 -- award_kinds, and the event's row keeps four integers an award in a

@@ -25,9 +25,9 @@ const LOOKUP = `SELECT x.k, a.id FROM jsonb_to_recordset($2::jsonb) AS x(k text,
 /**
  * The ids of a batch's award kinds, by key, made where new. Looked up first,
  * since a tenant's kinds are nearly all stored: one statement a batch. New
- * ones are inserted in key order (the array's: two flushers making the same kinds wait
+ * ones are inserted in key order (two flushers making the same kinds wait
  * for each other rather than deadlock), and a kind another flusher made
- * meanwhile is skipped and then found. Inside the batch's transaction, so a
+ * meanwhile is skipped, then found. Inside the batch's transaction, so a
  * rolled-back batch leaves no kind it made.
  */
 export async function awardKindIds(c: PoolClient, tenantId: string, kinds: Map<string, AwardKind>): Promise<Map<string, string>> {
