@@ -201,7 +201,7 @@ t.test('ids, keys and attributes with quotes, backslashes, tabs, line breaks, br
     ['/admin/v1/points', [{ key: 'xp', name: 'XP', triggers: [{ type: 'metric', metricId: steps!.id, metricThreshold: 1, points: 2, status: 'active' }] }]],
     ['/admin/v1/leaderboards', [{ key: 'top', name: 'Top', rankBy: 'metric', metricId: steps!.id, start: '2026-01-01', status: 'active' }]],
   ] as const) t.equal((await s.call('POST', path, { body })).status, 201);
-  // Each of these means something to COPY's text format (which the events, rank history and awards are written in) or to an array literal.
+  // Each of these means something to COPY's text format (which the events and rank history are written in), to JSON or to an array literal.
   const odd = ['we"ird \\ {id}, x', 'NULL', 'null', ' lead', 'tab\there', 'two\nlines\r', 'back\\nslash \\N', '\\.'];
   for (const [i, u] of odd.entries()) {
     const r = await s.event('steps', { user: { id: u }, value: i + 1, attributes: { note: `${u}\t"${i}"` } }, { headers: { 'Idempotency-Key': `k "${i}"\t\\ {,}` } });

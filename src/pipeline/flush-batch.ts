@@ -245,7 +245,7 @@ function eventAwards(points: ScriptPoints | null, kinds: Map<string, AwardKind>)
       const a = aw[i]!;
       const bo = awardList(a.bo);
       const kind: AwardKind = { system: a.si, trigger: a.t, version: a.v ?? null, boosts: bo.length ? bo.join(',') : null };
-      const key = awardKindKey(kind.system, kind.trigger, kind.version, kind.boosts);
+      const key = awardKindKey(kind);
       if (!kinds.has(key)) kinds.set(key, kind);
       (out ??= []).push([key, i, a.a, a.tot]);
     }

@@ -15,8 +15,7 @@ export interface AwardKind {
 }
 
 /** The key a batch collects kinds under: one per distinct kind. */
-export const awardKindKey = (system: string, trigger: string, version: string | null, boosts: string | null) =>
-  `${system},${trigger},${version ?? ''},${boosts ?? ''}`;
+export const awardKindKey = (k: AwardKind) => `${k.system},${k.trigger},${k.version ?? ''},${k.boosts ?? ''}`;
 
 const LOOKUP = `SELECT x.k, a.id FROM jsonb_to_recordset($2::jsonb) AS x(k text, system uuid, trigger uuid, version uuid, boosts text)
   JOIN award_kinds a ON a.tenant_id = $1 AND a.system_id = x.system AND a.trigger_id = x.trigger

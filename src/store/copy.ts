@@ -16,7 +16,7 @@ const ESCAPED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' 
 
 /**
  * A string as a field: backslashes doubled, tabs and line breaks escaped.
- * JSON texts (attributes, awards) hold backslashes but never raw breaks, so
+ * JSON texts (attributes, boosts) hold backslashes but never raw breaks, so
  * the callback runs only for strings a user sent with breaks in them.
  */
 function escape(v: string): string {
