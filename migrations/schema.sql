@@ -142,7 +142,7 @@ CREATE TABLE laurel.events (
     idempotency_key text,
     attributes jsonb,
     ver bigint,
-    awards bigint[]
+    awards text
 )
 PARTITION BY RANGE (occurred_at);
 
@@ -188,9 +188,9 @@ UNION ALL
     k.trigger_version,
     e.id AS event_id,
     NULL::uuid AS id,
-    (e.awards[(j.j + 2)])::integer AS idx,
-    (e.awards[(j.j + 3)])::numeric AS awarded,
-    (e.awards[(j.j + 4)])::numeric AS total,
+    (p.a[(j.j + 2)])::integer AS idx,
+    (p.a[(j.j + 3)])::numeric AS awarded,
+    (p.a[(j.j + 4)])::numeric AS total,
     e.occurred_at AS at,
     e.local_date,
         CASE
@@ -199,9 +199,11 @@ UNION ALL
         END AS boosts,
     e.ver,
     (((j.j / 4) + 1))::bigint AS place
-   FROM ((laurel.events e
-     CROSS JOIN LATERAL generate_series(0, (cardinality(e.awards) - 4), 4) j(j))
-     JOIN laurel.award_kinds k ON (((k.tenant_id = e.tenant_id) AND (k.id = e.awards[(j.j + 1)]))))
+   FROM (((laurel.events e
+     CROSS JOIN LATERAL ( SELECT (string_to_array(e.awards, ' '::text))::bigint[] AS a
+         OFFSET 0) p)
+     CROSS JOIN LATERAL generate_series(0, (cardinality(p.a) - 4), 4) j(j))
+     JOIN laurel.award_kinds k ON (((k.tenant_id = e.tenant_id) AND (k.id = p.a[(j.j + 1)]))))
   WHERE (e.awards IS NOT NULL);
 
 CREATE TABLE laurel.batch_rejections (
@@ -268,7 +270,7 @@ CREATE TABLE laurel.events_default (
     idempotency_key text,
     attributes jsonb,
     ver bigint,
-    awards bigint[]
+    awards text
 );
 
 CREATE TABLE laurel.flushed_operations (

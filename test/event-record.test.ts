@@ -209,7 +209,7 @@ t.test('ids, keys and attributes with quotes, backslashes, tabs, line breaks, br
   }
   await s.drain();
   const rows = await sql<{ user_id: string; idempotency_key: string; value: string; attributes: Record<string, string>; points: string }>(s,
-    `SELECT user_id, idempotency_key, value::text, attributes, awards[4]::text AS points FROM events ORDER BY value`);
+    `SELECT user_id, idempotency_key, value::text, attributes, split_part(awards, ' ', 4) AS points FROM events ORDER BY value`);
   t.same(rows.map((r) => [r.user_id, r.idempotency_key, r.value, r.attributes, r.points]),
     odd.map((u, i) => [u, `k "${i}"\t\\ {,}`, String(i + 1), { note: `${u}\t"${i}"` }, String(2 * (i + 1))]));
   const ranks = await sql<{ user_id: string }>(s, 'SELECT user_id FROM leaderboard_events ORDER BY seq');
@@ -264,9 +264,9 @@ t.test('history written before its time indexes became BRIN is still found by th
   t.same(await latestLengths(db, DEFAULT_TENANT_ID, 'd'), [{ userId: 'u1', length: 2 }, { userId: 'u2', length: 1 }]);
 });
 
-t.test("awards written before events kept their own, and in the events' rows before their kinds were kept apart, are read with the new ones, oldest first, ids as they were", async (t) => {
+t.test("awards written before events kept their own, in the events' rows before their kinds were kept apart, and as arrays, are read with the new ones, oldest first, ids as they were", async (t) => {
   const { db, schema } = await schemaAt(t, 30); // the last step with a points_awards row per award (migrations/031)
-  const [system, trigger, version, boost, oldId, eventId, later] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  const [system, trigger, version, boost, oldId, eventId, later, latest] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   await db.query(
     `INSERT INTO points_awards (id, tenant_id, user_id, system_id, trigger_id, event_id, awarded, total, at, local_date)
      VALUES ($2, $1, 'u1', $3, $4, NULL, 5, 5, '2026-03-01T10:00:00Z', '2026-03-01')`,
@@ -280,13 +280,16 @@ t.test("awards written before events kept their own, and in the events' rows bef
   );
   // Two awards of one system, the second with a trigger version and boosted by two boosts.
   await insertEvent(eventId, 2, `{"(${system},${trigger},,0,3,8,)","(${system},${trigger},${version},1,4,12,\\"${boost},${oldId}\\")"}`);
-  await migrate(db, schema);
+  await migrate(db, schema, 33); // the last step with a bigint[] in the event's row (migrations/034)
   const [{ kinds }] = (await db.query('SELECT count(*)::int AS kinds FROM award_kinds')).rows;
   t.equal(kinds, 2, 'one kind per distinct system, trigger, version and boosts');
   const [k] = (await db.query('SELECT id FROM award_kinds WHERE trigger_version IS NULL')).rows;
   await insertEvent(later, 3, `{${k.id},0,7,19}`);
+  await migrate(db, schema);
+  await insertEvent(latest, 4, `${k.id} 0 2 21`);
   const awards = await recentAwards(db, DEFAULT_TENANT_ID, 'u1', system, 10);
   t.same(awards.map((a) => [a.id, a.awarded, a.total, a.boosts]), [
+    [awardId(latest, trigger, 0), 2, 21, []],
     [awardId(later, trigger, 0), 7, 19, []],
     [awardId(eventId, trigger, 1), 4, 12, [boost, oldId]],
     [awardId(eventId, trigger, 0), 3, 8, []],

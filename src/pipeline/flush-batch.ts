@@ -254,15 +254,15 @@ function eventAwards(points: ScriptPoints | null, kinds: Map<string, AwardKind>)
 }
 
 /**
- * An event's awards as its row keeps them (migrations/033, whose `awards`
- * view reads them back): a bigint[] of four numbers an award, its kind's id
- * first.
+ * An event's awards as its row keeps them (migrations/034, whose `awards`
+ * view reads them back): four numbers an award separated by spaces, its
+ * kind's id first.
  */
 function packedAwards(aw: EventAward[] | null, kindIds: Map<string, string>): string | null {
   if (!aw) return null;
   let out = '';
-  for (const [kind, place, amount, total] of aw) out += `${out ? ',' : '{'}${kindIds.get(kind)!},${place},${amount},${total}`;
-  return `${out}}`;
+  for (const [kind, place, amount, total] of aw) out += `${out ? ' ' : ''}${kindIds.get(kind)!} ${place} ${amount} ${total}`;
+  return out;
 }
 
 /**
@@ -371,7 +371,7 @@ async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise
       const { rows } = await c.query<{ id: string }>({
         name: 'flush-events',
         text: `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards)
-       SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw::bigint[]
+       SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw
        FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb, ver bigint, aw text)
        WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
                            AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
