@@ -191,8 +191,11 @@ export function createHttpServer(routes: Route[], opts: HttpServerOptions): Http
     const headers: Record<string, string> = { 'X-Request-Id': state.requestId };
     if (!r.headers?.['Content-Type']) headers['Content-Type'] = 'application/json';
     if (r.headers) for (const k in r.headers) headers[k] = r.headers[k]!;
+    // Bytes, not a string: Node would join a string to the head and copy the
+    // two into one string in V8's heap before encoding it for the socket.
+    const body = state.head ? undefined : typeof r.body === 'string' ? Buffer.from(r.body) : r.body;
     // writeHead fixes the head at once: without a length Node would send the body chunked.
-    if (!state.head && r.status !== 204 && r.status !== 304) headers['Content-Length'] = String(Buffer.byteLength(r.body));
+    if (body && r.status !== 204 && r.status !== 304) headers['Content-Length'] = String(body.length);
     if (close || closing) {
       res.shouldKeepAlive = false;
       const socket = res.socket;
@@ -203,7 +206,7 @@ export function createHttpServer(routes: Route[], opts: HttpServerOptions): Http
       }
     }
     res.writeHead(r.status, headers);
-    res.end(state.head ? undefined : r.body);
+    res.end(body);
   };
 
   const errorReply = (err: unknown, state: ResState, documents400 = false): Reply => {
