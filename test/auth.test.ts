@@ -33,6 +33,12 @@ t.test('API keys and their scopes', async (t) => {
 
     t.equal((await s.event('words', { user: { id: 'alice' }, value: 2 }, { key: alice.key })).status, 201);
     t.equal((await s.call('GET', '/v1/users/alice', { key: alice.key })).status, 200);
+    // The right prefix with another secret (one character changed, one cut, one added) is unknown.
+    const secret = alice.key.slice(alice.prefix.length + 1);
+    const flipped = (secret[0] === 'a' ? 'b' : 'a') + secret.slice(1);
+    for (const wrong of [flipped, secret.slice(0, -1), `${secret}x`]) {
+      t.equal((await s.call('GET', '/v1/users/alice', { key: `${alice.prefix}.${wrong}` })).status, 401);
+    }
     t.equal((await s.call('GET', '/v1/users/alice/metrics/words', { key: alice.key })).body.current, 2);
 
     const other = await s.event('words', { user: { id: 'bob' }, value: 2 }, { key: alice.key });

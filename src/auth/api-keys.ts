@@ -45,6 +45,9 @@ export function matches(presented: string, known: Buffer): boolean {
   return timingSafeEqual(digest(presented), known);
 }
 
+/** Constant-time equality of two digests (unequal lengths, which two sha256 never have, are unequal). */
+export const sameDigest = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
+
 /** Constant-time comparison of two strings of any length. */
 export function safeEqual(a: string, b: string): boolean {
   return matches(a, digest(b)) && a.length === b.length;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import { forbidden, unauthorized } from '../errors';
 import { TtlCache } from '../domain/ttl-cache';
-import { digest, environmentPrefix, hashSecret, matches, splitKey } from './api-keys';
+import { digest, environmentPrefix, sameDigest, splitKey } from './api-keys';
 import type { Clock } from '../clock';
 import type { RateLimit, RateLimiter } from './rate-limit';
 
@@ -19,8 +19,8 @@ export interface AdminActor {
 interface StoredKey {
   id: string;
   prefix: string;
-  /** sha256 of the stored secret hash (see matches). */
-  secretHashDigest: Buffer;
+  /** The stored sha256 of the secret, as bytes: a presented secret's digest is compared with it. */
+  secretHash: Buffer;
   principal: Principal;
   /** The rate limit that applies (null: none). */
   limit: RateLimit | null;
@@ -99,8 +99,10 @@ export class Authenticator {
 
   private async find(presented: string): Promise<Found | null> {
     if (!presented) return null;
-    if (matches(presented, this.internalDigest)) return { id: 'internal', prefix: 'internal', principal: { kind: 'admin' }, limit: null, rateId: '' };
-    if (this.envAdminDigest && matches(presented, this.envAdminDigest)) {
+    // One digest of the presented key for both of the process's own keys.
+    const presentedDigest = digest(presented);
+    if (sameDigest(presentedDigest, this.internalDigest)) return { id: 'internal', prefix: 'internal', principal: { kind: 'admin' }, limit: null, rateId: '' };
+    if (this.envAdminDigest && sameDigest(presentedDigest, this.envAdminDigest)) {
       if (!this.envId) {
         this.envId = this.db.query<{ id: string }>(`SELECT id FROM api_keys WHERE source = 'environment'`).then((r) => r.rows[0]?.id ?? 'environment');
         this.envId.catch(() => (this.envId = null));
@@ -116,7 +118,7 @@ export class Authenticator {
       // Unknown prefixes are remembered briefly too, so guessing costs no query.
       if (generation === this.generation) this.cache.set(parts.prefix, stored, stored ? 60_000 : 5_000);
     }
-    if (!stored || !matches(hashSecret(parts.secret), stored.secretHashDigest)) return null;
+    if (!stored || !sameDigest(digest(parts.secret), stored.secretHash)) return null;
     return { id: stored.id, prefix: stored.prefix, principal: stored.principal, limit: stored.limit, rateId: parts.prefix };
   }
 
@@ -146,7 +148,7 @@ export class Authenticator {
         ? { kind: 'admin' }
         : { kind: 'application', keyId: r.id, tenantId: r.tenant_id!, userId: r.user_id! };
     const limit = this.limiter?.resolve({ perSecond: r.rate_limit, burst: r.rate_burst }) ?? null;
-    return { id: r.id, prefix, secretHashDigest: digest(r.secret_hash), principal, limit };
+    return { id: r.id, prefix, secretHash: Buffer.from(r.secret_hash, 'hex'), principal, limit };
   }
 }
 
