@@ -60,5 +60,6 @@ t.test('user state text: a fold of several columns keeps each field once, at its
 t.test('a stream id as a version: milliseconds times a million plus the sequence', async (t) => {
   fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.bigInt({ min: 0n, max: 10n ** 9n }), (ms, seq) => {
     t.equal(streamVersion(`${ms}-${seq}`), String(ms * 1_000_000n + seq));
+    t.equal(streamVersion(String(ms)), String(ms * 1_000_000n), 'an id without a sequence is at sequence 0');
   }), { numRuns: 500 });
 });

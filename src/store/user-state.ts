@@ -29,11 +29,11 @@ export type StoredFields = Map<string, [value: string | null, ver: string]>;
 /** A stream entry id ('ms-seq') as one orderable number: the version a record gives the fields it writes. */
 export function streamVersion(id: string): string {
   const dash = id.indexOf('-');
-  if (dash < 0) return BigInt(id).toString();
-  const seq = id.slice(dash + 1);
-  // ms * 1,000,000 + seq, spelled out while seq has at most six digits (always, in practice).
-  if (seq.length <= 6 && dash > 0 && id[0] !== '0') return id.slice(0, dash) + seq.padStart(6, '0');
-  return (BigInt(id.slice(0, dash)) * 1_000_000n + BigInt(seq)).toString();
+  const ms = dash < 0 ? id : id.slice(0, dash);
+  const seq = dash < 0 ? '' : id.slice(dash + 1);
+  // ms * 1,000,000 + seq, spelled out while seq has at most six digits (always, in practice) and ms no leading zero.
+  if (seq.length <= 6 && ms !== '' && ms[0] !== '0') return ms + seq.padStart(6, '0');
+  return (BigInt(ms) * 1_000_000n + BigInt(seq)).toString();
 }
 
 /** Whether one stream version (decimal digits, no leading zeros) is older than another. */
