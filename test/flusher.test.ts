@@ -80,7 +80,8 @@ t.test('a late batch never overwrites newer fields', async (t) => {
   await s.app.flusher.stop();
   await s.metrics(['m']);
   await s.event('m', { user: { id: 'a', name: 'Old' }, value: 3 });
-  await s.event('m', { user: { id: 'a', name: 'New' }, value: 4 });
+  // A long name keeps the stored state longer than the later groups, so the late one would fit beside it.
+  await s.event('m', { user: { id: 'a', name: 'New, a name longer than the next' }, value: 4 });
   const r = await sharedRedis(t);
   const stream = s.app.ctx.keys.tenant(0).stream;
   const [first] = await r.xrange(stream, '-', '+');
@@ -89,9 +90,16 @@ t.test('a late batch never overwrites newer fields', async (t) => {
     const { rows } = await s.app.ctx.db.query(`SELECT state, recent FROM user_state WHERE user_id = 'a'`);
     return Object.fromEntries(stateValues(rows[0].state, rows[0].recent));
   };
+  t.equal((await state()).n, 'New, a name longer than the next');
+  t.ok(Object.values(await state()).includes('7'), 'the total after both events is stored');
+  // One more batch, leaving the name as it is, put beside the stored fields:
+  // the late record meets a row with both columns, its name newer in state.
+  await s.event('m', { user: { id: 'a' }, value: 5 });
+  await s.app.flusher.drain();
+  const both = await s.app.ctx.db.query(`SELECT recent FROM user_state WHERE user_id = 'a'`);
+  t.not(both.rows[0].recent, null, 'the third batch went in front of recent');
   const newest = await state();
-  t.equal(newest.n, 'New');
-  t.ok(Object.values(newest).includes('7'), 'the total after both events is stored');
+  t.equal(newest.n, 'New, a name longer than the next');
 
   // The first record again, under its own (older) id: a new stream may start there.
   await r.del(stream);
@@ -100,6 +108,13 @@ t.test('a late batch never overwrites newer fields', async (t) => {
   await s.app.flusher.drain();
   t.equal(await r.xlen(stream), 0, 'the late record was flushed');
   t.same(await state(), newest);
+  // SQL reads take a field from recent before state: the late record's
+  // groups must not have been put there (store/user-state.ts).
+  const { rows } = await s.app.ctx.db.query(
+    `SELECT f, user_state_field(state, recent, f) AS v FROM user_state, unnest($1::text[]) AS f WHERE user_id = 'a'`,
+    [Object.keys(newest)],
+  );
+  t.same(Object.fromEntries(rows.map((x) => [x.f, x.v])), newest, 'read in SQL too');
 });
 
 // A batch writes the fields it changed in front of the earlier batches'
