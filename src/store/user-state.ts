@@ -178,9 +178,9 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
     text: `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':user_state:' || $1, 0))`,
     values: [tenantId],
   });
-  const { rows } = await c.query<{ user_id: string; state: string; recent: string | null }>({
+  const { rows } = await c.query<{ user_id: string; state: string; recent: string | null; tid: string }>({
     name: 'user-state-read',
-    text: `SELECT user_id, state, recent FROM ${byKey('unnest($2::text[]) AS x(u)', 'user_state', 'tenant_id = $1 AND user_id = x.u', 'user_id, state, recent')} x`,
+    text: `SELECT user_id, state, recent, tid::text FROM ${byKey('unnest($2::text[]) AS x(u)', 'user_state', 'tenant_id = $1 AND user_id = x.u', 'user_id, state, recent, ctid AS tid')} x`,
     values: [tenantId, ids],
   });
   const stored = new Map(rows.map((r) => [r.user_id, r]));
@@ -188,7 +188,7 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
   // upsert would lock each existing row first, a WAL record of its own.
   // An update sends the groups to put in front of recent, or, folding, the
   // whole new state (recent then null).
-  const updated = { users: [] as string[], states: [] as (string | null)[], fronts: [] as (string | null)[] };
+  const updated = { tids: [] as string[], states: [] as (string | null)[], fronts: [] as (string | null)[] };
   const created = { users: [] as string[], states: [] as string[] };
   for (const u of ids) {
     const groups = batch.get(u)!;
@@ -200,7 +200,7 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
     }
     const front = freshGroups(old.state, old.recent, groups);
     if (front === null) continue;
-    updated.users.push(u);
+    updated.tids.push(old.tid);
     if (front.length + (old.recent?.length ?? 0) <= old.state.length) {
       updated.states.push(null);
       updated.fronts.push(front);
@@ -209,14 +209,15 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
     updated.states.push(foldColumns(old.recent === null ? [old.state, front] : [old.state, old.recent, front]));
     updated.fronts.push(null);
   }
-  if (updated.users.length) {
+  if (updated.tids.length) {
+    // By the row versions just read, without looking each key up again: the lock keeps them current.
     await c.query({
       name: 'user-state-update',
       text: `UPDATE user_state SET state = coalesce(x.s, state),
                recent = CASE WHEN x.s IS NOT NULL THEN NULL WHEN recent IS NULL THEN x.r ELSE left(x.r, -1) || ',' || substr(recent, 2) END
-             FROM ${byKey(`unnest($2::text[], ${jsonTextArray('$3')}, ${jsonTextArray('$4')}) AS x(u, s, r)`, 'user_state', 'tenant_id = $1 AND user_id = x.u')} x
+             FROM unnest($1::tid[], ${jsonTextArray('$2')}, ${jsonTextArray('$3')}) AS x(tid, s, r)
              WHERE user_state.ctid = x.tid`,
-      values: [tenantId, updated.users, joinJsonTexts(updated.states), joinJsonTexts(updated.fronts)],
+      values: [updated.tids, joinJsonTexts(updated.states), joinJsonTexts(updated.fronts)],
     });
   }
   if (created.users.length) {
