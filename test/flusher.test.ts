@@ -80,7 +80,8 @@ t.test('a late batch never overwrites newer fields', async (t) => {
   await s.app.flusher.stop();
   await s.metrics(['m']);
   await s.event('m', { user: { id: 'a', name: 'Old' }, value: 3 });
-  // A long name keeps the stored state longer than the later groups, so the late one would fit beside it.
+  // A long name keeps the stored state longer than the later groups: the late record's
+  // fields would fit in front of recent rather than call for a fold.
   await s.event('m', { user: { id: 'a', name: 'New, a name longer than the next' }, value: 4 });
   const r = await sharedRedis(t);
   const stream = s.app.ctx.keys.tenant(0).stream;
