@@ -33,24 +33,20 @@ export function splitKey(key: string): { prefix: string; secret: string } | null
   return { prefix: key.slice(0, dot), secret: key.slice(dot + 1) };
 }
 
-/** A string's sha256, to compare presented secrets against (matches). */
+/** A string's sha256, to compare presented secrets against (sameDigest). */
 export const digest = (s: string): Buffer => hash('sha256', s, 'buffer');
 
 /**
- * Constant-time check of a presented string against a known one's digest:
- * comparing digests of fixed length reveals nothing of the length either.
- * Keep the known side's digest, so each check hashes once.
+ * Constant-time equality of two digests: a presented string's against a
+ * known one's, whose fixed length reveals nothing of either string's. Keep
+ * the known side's digest, so each check hashes once. (Unequal lengths,
+ * which two sha256 never have, are unequal.)
  */
-export function matches(presented: string, known: Buffer): boolean {
-  return timingSafeEqual(digest(presented), known);
-}
-
-/** Constant-time equality of two digests (unequal lengths, which two sha256 never have, are unequal). */
 export const sameDigest = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
 
 /** Constant-time comparison of two strings of any length. */
 export function safeEqual(a: string, b: string): boolean {
-  return matches(a, digest(b)) && a.length === b.length;
+  return sameDigest(digest(a), digest(b)) && a.length === b.length;
 }
 
 /** Marks the environment key's stored prefix (shown without it). */
