@@ -125,15 +125,18 @@ async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promi
         // A statement without parameters (a savepoint) changes no row here.
         if (!values) return { rows: [] };
         // The read (an update names the table in its FROM too).
-        if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!) })) };
+        // (A row's tid is its user id here.)
+        if (text.startsWith('SELECT') && text.includes('FROM user_state')) return { rows: values[1]!.filter((u) => states.has(u!)).map((u) => ({ user_id: u, ...states.get(u!), tid: u })) };
         // An insert or update: texts as an array, or joined (db.ts joinJsonTexts). An
         // update passes state null where it keeps it, and recent whole or, where the
-        // SQL says so, the groups to put in front of it.
+        // SQL says so, the groups to put in front of it. Builds since 8408d19 update
+        // by the tids read (their first parameter), earlier ones by user id.
         const texts = (v: unknown) => (typeof v === 'string' ? v.split('\x1e').map((t) => t || null) : (v as (string | null)[] | undefined));
-        const [s, r] = [texts(values[2]), texts(values[3])];
+        const byTid = text.includes('user_state.ctid');
+        const [users, s, r] = byTid ? [values[0]!, texts(values[1]), texts(values[2])] : [values[1]!, texts(values[2]), texts(values[3])];
         if (text.includes('user_state') && s) {
           const front = text.includes('left(x.r, -1)');
-          values[1]!.forEach((u, i) => {
+          users.forEach((u, i) => {
             const old = states.get(u!);
             const recent = s[i] !== null || !r?.[i] ? null : front && old?.recent ? `${r[i]!.slice(0, -1)},${old.recent.slice(1)}` : r[i]!;
             states.set(u!, { state: s[i] ?? old!.state, recent });
