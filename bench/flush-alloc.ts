@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** A COPY … FROM STDIN (pg-copy-streams' query object) as a client would send it. */
+/** A COPY … FROM STDIN (store/copy.ts's query object, or pg-copy-streams' in builds before it) as a client would send it. */
 const isCopy = (q: unknown): q is CopyIn => typeof q === 'object' && q !== null && 'handleCopyInResponse' in q;
 type CopyIn = { submit(conn: unknown): void; handleCopyInResponse(conn: unknown): void; handleReadyForQuery(): void };
 
@@ -90,7 +90,7 @@ type CopyIn = { submit(conn: unknown): void; handleCopyInResponse(conn: unknown)
  */
 function copyIn(q: CopyIn): CopyIn {
   const conn = {
-    stream: { write: (b: Buffer) => (b.length === 5 && b[0] === 0x63 && setImmediate(() => q.handleReadyForQuery()), true), once: () => undefined },
+    stream: { cork: () => undefined, uncork: () => undefined, write: (b: Buffer) => (b.length === 5 && b[0] === 0x63 && setImmediate(() => q.handleReadyForQuery()), true), once: () => undefined },
     query: () => undefined,
     sendCopyFail: () => undefined,
   };

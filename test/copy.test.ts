@@ -1,6 +1,7 @@
-import t from 'tap';
+import t, { Test } from 'tap';
 import fc from 'fast-check';
-import { CopyRows } from '../src/store/copy';
+import { Pool } from 'pg';
+import { copyRows, CopyRows } from '../src/store/copy';
 
 /** The fields of COPY's text format read back as Postgres reads them (null for \N). */
 function readBack(text: string): (string | null)[][] {
@@ -41,4 +42,61 @@ t.test('rows larger than the first guess grow the buffer without losing any', as
   const long = 'é'.repeat(5000);
   for (let i = 0; i < 3; i++) out.field(long).field(i).end();
   t.same(readBack(out.bytes().toString('utf8')), [0, 1, 2].map((i) => [long, String(i)]));
+});
+
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/laurel';
+
+/** One connection with a temporary table t (k integer unique, v text), and rows for it. */
+async function withTable(t: Test) {
+  const db = new Pool({ connectionString: DATABASE_URL, max: 1 });
+  t.teardown(() => db.end());
+  const c = await db.connect();
+  t.teardown(() => c.release());
+  await c.query('CREATE TEMP TABLE t (k integer UNIQUE, v text)');
+  const rows = (...r: [number, string | null][]) => {
+    const out = new CopyRows(r.length);
+    for (const [k, v] of r) out.field(k).field(v).end();
+    return out;
+  };
+  const stored = async () => (await c.query<{ k: number; v: string | null }>('SELECT k, v FROM t ORDER BY k')).rows.map((x) => [x.k, x.v]);
+  return { c, rows, stored };
+}
+
+t.test('copied rows are stored as sent, and the connection answers the next query', async (t) => {
+  const { c, rows, stored } = await withTable(t);
+  await copyRows(c, 't', 'k, v', rows([1, 'a\tb\\c'], [2, null], [3, 'é\n']));
+  t.same(await stored(), [[1, 'a\tb\\c'], [2, null], [3, 'é\n']]);
+  // Rows beyond a socket's buffer go in the same one write.
+  const many = new CopyRows(1);
+  for (let k = 10; k < 60_010; k++) many.field(k).field('x'.repeat(40)).end();
+  await copyRows(c, 't', 'k, v', many);
+  t.equal((await c.query('SELECT count(*)::int AS n FROM t')).rows[0].n, 60_003);
+});
+
+t.test('a copy a unique key refuses stores none of its rows, and the savepoint sent with it undoes it alone', async (t) => {
+  const { c, rows, stored } = await withTable(t);
+  await c.query('BEGIN');
+  await c.query("INSERT INTO t VALUES (1, 'kept')");
+  const err = await copyRows(c, 't', 'k, v', rows([2, 'new'], [1, 'again']), 'SAVEPOINT s').then(() => null, (e: { code?: string }) => e);
+  t.equal(err?.code, '23505');
+  await c.query('ROLLBACK TO SAVEPOINT s');
+  t.same(await stored(), [[1, 'kept']]);
+  await c.query('COMMIT');
+  t.same(await stored(), [[1, 'kept']]);
+});
+
+// The rows follow the statement without waiting for Postgres's answer: when
+// the copy never starts, Postgres must skip them and the connection go on.
+t.test('a copy whose statement before it fails sends rows Postgres skips, and the connection stays in step', async (t) => {
+  const { c, rows, stored } = await withTable(t);
+  await c.query('BEGIN');
+  await t.rejects(c.query('SELECT 1 / 0'));
+  const big = new CopyRows(1);
+  for (let k = 0; k < 50_000; k++) big.field(k).field('y'.repeat(40)).end();
+  const err = await copyRows(c, 't', 'k, v', big, 'SAVEPOINT s').then(() => null, (e: { code?: string }) => e);
+  t.equal(err?.code, '25P02', 'the transaction was aborted before the copy');
+  await c.query('ROLLBACK');
+  t.equal((await c.query('SELECT 42 AS x')).rows[0].x, 42);
+  await copyRows(c, 't', 'k, v', rows([7, 'after']));
+  t.same(await stored(), [[7, 'after']]);
 });

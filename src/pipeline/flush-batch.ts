@@ -324,9 +324,10 @@ export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch):
 export const UNIQUE_VIOLATION = '23505';
 
 /**
- * Rows with a unique key, copied in (store/copy.ts) after a savepoint. A
- * batch seldom holds one stored before (a redelivery, a claim, a read
- * flushing what a consumer holds), so looking each up (about 5 µs of
+ * Rows with a unique key, copied in (store/copy.ts) after a savepoint, set
+ * in the same message. A batch seldom holds one stored before (a
+ * redelivery, a claim, a read flushing what a consumer holds), so looking
+ * each up (about 5 µs of
  * Postgres CPU an event) is done only once the key refuses the copy: that
  * is undone to the savepoint and `insertNew` inserts the rows a lookup does
  * not find. Not ON CONFLICT: a speculative insert logs a confirmation
@@ -336,9 +337,8 @@ export const UNIQUE_VIOLATION = '23505';
  * RETRYABLE in flusher.ts). Whether the copy stored every row.
  */
 async function copyUnlessStored(c: PoolClient, table: string, columns: string, rows: CopyRows, insertNew: () => Promise<void>): Promise<boolean> {
-  await c.query(`SAVEPOINT ${table}`);
   try {
-    await copyRows(c, table, columns, rows);
+    await copyRows(c, table, columns, rows, `SAVEPOINT ${table}`);
     return true;
   } catch (err) {
     if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;

@@ -1,5 +1,4 @@
-import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import type { Connection, PoolClient, Submittable } from 'pg';
 
 /*
  * Append-only rows written with COPY … FROM STDIN. Postgres then inserts them
@@ -124,16 +123,66 @@ export class CopyRows {
   }
 }
 
+const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]);
+
+/** A message of Postgres's protocol: its type byte, its length, then `body`'s length more bytes to follow. */
+function header(type: number, body: number): Buffer {
+  const h = Buffer.allocUnsafe(5);
+  h[0] = type;
+  h.writeUInt32BE(body + 4, 1);
+  return h;
+}
+
 /**
- * Send rows into `table (columns)` in the client's transaction. Rejects
- * with Postgres's error (its SQLSTATE in `code`) if it refuses any: then
- * none is stored, as with one INSERT.
+ * A COPY … FROM STDIN as a query object of pg's client (which calls the
+ * handle… methods below as Postgres answers). The statement, the rows (one
+ * CopyData message) and CopyDone go in one write, without waiting for
+ * Postgres's CopyInResponse: one system call and one round trip a copy,
+ * where pg-copy-streams made three and two (socket writes were a third of
+ * the flusher's CPU). Postgres reads the messages in turn; should the copy
+ * fail before it takes the rows (a statement before it failing), it
+ * ignores CopyData and CopyDone outside a copy, as the protocol says.
  */
-export async function copyRows(c: PoolClient, table: string, columns: string, rows: CopyRows): Promise<void> {
-  const stream = c.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN`));
-  await new Promise<void>((resolve, reject) => {
-    stream.on('error', reject);
-    stream.on('finish', resolve);
-    stream.end(rows.bytes());
+class CopyIn implements Submittable {
+  constructor(
+    private readonly sql: string,
+    private readonly rows: Buffer,
+    private readonly settle: (err: Error | null) => void,
+  ) {}
+
+  submit(connection: Connection): void {
+    const text = Buffer.from(`${this.sql}\0`);
+    const s = connection.stream;
+    s.cork();
+    s.write(header(0x51, text.length));
+    s.write(text);
+    s.write(header(0x64, this.rows.length));
+    s.write(this.rows);
+    s.write(COPY_DONE);
+    s.uncork();
+  }
+
+  /** The rows are on their way already. */
+  handleCopyInResponse(): void {}
+  handleCommandComplete(): void {}
+  /** pg's client calls either this or handleReadyForQuery, once. */
+  handleError(err: Error): void {
+    this.settle(err);
+  }
+  handleReadyForQuery(): void {
+    this.settle(null);
+  }
+}
+
+/**
+ * Send rows into `table (columns)` in the client's transaction, after the
+ * statement `before` (such as a savepoint) if one is given, in the same
+ * message. Rejects with Postgres's error (its SQLSTATE in `code`) if it
+ * refuses any: then none is stored, as with one INSERT.
+ */
+export function copyRows(c: PoolClient, table: string, columns: string, rows: CopyRows, before?: string): Promise<void> {
+  const sql = `${before ? `${before}; ` : ''}COPY ${table} (${columns}) FROM STDIN`;
+  return new Promise<void>((resolve, reject) => {
+    c.query(new CopyIn(sql, rows.bytes(), (err) => (err ? reject(err) : resolve())));
   });
 }
