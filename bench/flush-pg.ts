@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     const builds: [string, FlusherModule][] = [['this build', await import('../src/pipeline/flusher')]];
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     if (process.env.BENCH_FLUSHER_MODULE) builds.push([process.env.BENCH_FLUSHER_MODULE, require(process.env.BENCH_FLUSHER_MODULE) as FlusherModule]);
-    const figures = new Map<string, { cpu: number[]; wall: number[]; wal: number[]; bytes: number[] }>(builds.map(([name]) => [name, { cpu: [], wall: [], wal: [], bytes: [] }]));
+    const figures = new Map<string, { cpu: number[]; node: number[]; wall: number[]; wal: number[]; bytes: number[] }>(builds.map(([name]) => [name, { cpu: [], node: [], wall: [], wal: [], bytes: [] }]));
     // Tables and indexes, partitions included.
     const bytes = async () => Number((await app.ctx.db.query<{ b: string }>(
       `SELECT sum(pg_total_relation_size(c.oid))::text AS b FROM pg_class c LEFT JOIN pg_inherits i ON i.inhrelid = c.oid LEFT JOIN pg_class p ON p.oid = i.inhparent
@@ -86,8 +86,11 @@ async function main(): Promise<void> {
         const cpu0 = processCpu(pid);
         const wal0 = await lsn();
         const t0 = performance.now();
+        const node0 = process.cpuUsage();
         for (const b of batches) await flusher.write(tenant, b);
+        const node = process.cpuUsage(node0);
         const f = figures.get(name)!;
+        f.node.push((node.user + node.system) / entries.length);
         f.wall.push(((performance.now() - t0) * 1000) / entries.length);
         f.cpu.push((processCpu(pid) - cpu0) / entries.length);
         f.wal.push(Number((await lsn()) - wal0) / entries.length);
@@ -98,7 +101,7 @@ async function main(): Promise<void> {
     const list = (xs: number[]) => xs.map((x) => x.toFixed(1)).join('; ');
     process.stdout.write(`${entries.length} records (${USERS} users created, ${EVENTS} events) in batches of ${FLUSH_BATCH}, ${ROUNDS} rounds each, alternating\n`);
     for (const [i, [name, f]] of [...figures].entries()) {
-      process.stdout.write(`${name}: Postgres backend CPU per record ${list(f.cpu)} µs; wall ${list(f.wall)} µs; WAL (the whole server's) ${list(f.wal)} B; table and index bytes ${list(f.bytes)} B\n`);
+      process.stdout.write(`${name}: Postgres backend CPU per record ${list(f.cpu)} µs; this process's (the flusher's Node side: its SQL, pg's protocol, the socket) ${list(f.node)} µs; wall ${list(f.wall)} µs; WAL (the whole server's) ${list(f.wal)} B; table and index bytes ${list(f.bytes)} B\n`);
       const cpu = f.cpu.reduce((a, b) => a + b, 0) * entries.length;
       if (samplers[i]) process.stdout.write(`${samplers[i]!.report(entries.length * ROUNDS, cpu, 'record').join('\n')}\n`);
     }
