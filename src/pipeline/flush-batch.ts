@@ -444,33 +444,25 @@ async function writeUsers(c: PoolClient, tenantId: string, users: Batch['users']
 
 /**
  * Live board entries (restored from on a rebuild), each with its stream
- * version: the stored ones updated where older, then the rest inserted
- * unless stored (already newer there). Not an upsert, which locks each
- * existing row first and confirms each new one, a WAL record each. An
+ * version, in one statement: each key looked up once, the stored entries
+ * updated where older and the others inserted. Not an upsert, which locks
+ * each existing row first and confirms each new one, a WAL record each. An
  * entry another flusher inserts meanwhile fails the batch, and the retry
  * updates it if this one is newer.
  */
 async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: Batch['boardEntries']): Promise<void> {
   if (!boardEntries.size) return;
-  const { rows: updated } = await c.query<{ b: string; r: number; g: string; u: string }>({
-    name: 'flush-board-entries-update',
-    text: `UPDATE board_entries e SET score = x.s::double precision, ver = x.ver
-     FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)', 'board_entries',
-       'tenant_id = $1 AND leaderboard_id = x.b AND run = x.r AND grp = x.g AND user_id = x.u AND ver < x.ver')} x
-     WHERE e.ctid = x.tid
-     RETURNING e.leaderboard_id AS b, e.run AS r, e.grp AS g, e.user_id AS u`,
-    values: [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
-  });
-  const rest = new Map(boardEntries);
-  for (const x of updated) rest.delete(boardEntryKey(x.b, x.r, x.g, x.u));
-  if (!rest.size) return;
   await c.query({
-    name: 'flush-board-entries-insert',
-    text: `INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
-     SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver
-     FROM jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)
-     WHERE NOT EXISTS (SELECT FROM board_entries WHERE tenant_id = $1 AND leaderboard_id = x.b AND run = x.r AND grp = x.g AND user_id = x.u OFFSET 0)`,
-    values: [tenantId, JSON.stringify(inKeyOrder(rest))],
+    name: 'flush-board-entries',
+    // The update is the statement and the insert its WITH, which Postgres
+    // runs after it (a WITH no one reads runs last): updates first, so they
+    // find the room on their pages for a new version before inserts take it.
+    text: `WITH x AS (SELECT * FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)', 'board_entries',
+       'tenant_id = $1 AND leaderboard_id = x.b AND run = x.r AND grp = x.g AND user_id = x.u', 'ctid AS tid, ver AS stored', true)} x),
+     fresh AS (INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)
+       SELECT $1, x.b, x.r, x.g, x.u, x.s::double precision, x.ver FROM x WHERE x.tid IS NULL)
+     UPDATE board_entries e SET score = x.s::double precision, ver = x.ver FROM x WHERE e.ctid = x.tid AND x.stored < x.ver`,
+    values: [tenantId, JSON.stringify(inKeyOrder(boardEntries))],
   });
 }
 
