@@ -130,8 +130,7 @@ async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promi
         // An insert or update: texts as an array, or joined (db.ts joinJsonTexts). An
         // update passes state null where it keeps it, and recent whole or, where the
         // SQL says so, the groups to put in front of it. Builds since 8408d19 update
-        // by the tids read, earlier ones by user id; a build with one statement for
-        // both passes the update's three arrays and then the insert's two.
+        // by the tids read, earlier ones by user id.
         const texts = (v: unknown) => (typeof v === 'string' ? v.split('\x1e').map((t) => t || null) : (v as (string | null)[] | undefined));
         const front = text.includes('left(x.r, -1)');
         const write = (users: (string | null)[], s: (string | null)[], r: (string | null)[] | undefined) => users.forEach((u, i) => {
@@ -139,10 +138,7 @@ async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promi
           const recent = s[i] !== null || !r?.[i] ? null : front && old?.recent ? `${r[i]!.slice(0, -1)},${old.recent.slice(1)}` : r[i]!;
           states.set(u!, { state: s[i] ?? old!.state, recent });
         });
-        if (text.includes('user_state') && text.includes('user_state.ctid') && text.includes('INSERT INTO user_state')) {
-          write(values[1]!, texts(values[2])!, texts(values[3]));
-          write(values[4]!, texts(values[5])!, undefined);
-        } else if (text.includes('user_state') && text.includes('user_state.ctid')) write(values[0]!, texts(values[1])!, texts(values[2]));
+        if (text.includes('user_state.ctid')) write(values[0]!, texts(values[1])!, texts(values[2]));
         else if (text.includes('user_state') && values[2] !== undefined) write(values[1]!, texts(values[2])!, texts(values[3]));
         return { rows: [] };
       };
