@@ -9,10 +9,10 @@ import { dateFromDay, dayNumber, localDate } from '../domain/time';
 import { FREQ_CODE, HISTORY_KEPT, parseState, periodIndexes, streakJson, StreakState } from '../domain/streaks';
 import { inControl, NotificationType, periodEndsAt, reactivationDueAt, recapOf, reminderAt, RetentionConfig, retentionSignature, wantsNotice } from '../domain/retention';
 import { historyAndPauses, KeptHistory, streakCall } from '../services/streak-calls';
-import { enqueue, subscribedTypes } from '../webhooks/outbox';
+import { deliveryTargets, enqueue } from '../webhooks/outbox';
 import { userPayload } from '../webhooks/payloads';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
-import { activeChannels, enqueueMessages, QueuedMessage } from '../store/messages';
+import { enqueueMessages, QueuedMessage } from '../store/messages';
 import { messageChannels } from '../domain/messages';
 import type { MessageChannel } from '../wire/admin';
 import { CREATED_FIELD, isUser, streakField, FREEZES_FIELD, historyField, LAST_ACTIVE_FIELD, LAST_CHANGE_FIELD, PAUSES_FIELD, STREAK_PREF_FIELD, zoneIn } from '../domain/user-hash';
@@ -53,13 +53,11 @@ export async function retentionPass(ctx: Ctx, t: Tenant): Promise<number> {
   if (!signature) return 0;
   const now = ctx.clock.now();
   let visited = 0;
-  let wanted: Set<WebhookEventType> | null = null;
-  let active: Set<MessageChannel> | null = null;
+  let targets: Awaited<ReturnType<typeof deliveryTargets>> | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const flat = await ctx.redis.zrangebyscore(tk.retentionDue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, BATCH);
     if (flat.length === 0) break;
-    wanted ??= await subscribedTypes(ctx.db, t.id);
-    active ??= await activeChannels(ctx.db, t.id);
+    targets ??= await deliveryTargets(ctx.db, t.id);
     const ids: string[] = [];
     const scores: string[] = [];
     for (let i = 0; i < flat.length; i += 2) {
@@ -72,7 +70,7 @@ export async function retentionPass(ctx: Ctx, t: Tenant): Promise<number> {
     const nexts: (number | null)[] = [];
     for (let i = 0; i < ids.length; i++) {
       const fields = new Map(Object.entries((hashes?.[i]?.[1] ?? {}) as Record<string, string>));
-      const v = await visit(ctx, t, cfg, cfg.retention!, wanted, active, ids[i]!, fields, now);
+      const v = await visit(ctx, t, cfg, cfg.retention!, targets.wanted, targets.active, ids[i]!, fields, now);
       events.push(...v.events);
       messages.push(...v.messages);
       nexts.push(v.next);

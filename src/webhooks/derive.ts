@@ -11,8 +11,8 @@ import { FREQ_CODE, parseState, streakJson } from '../domain/streaks';
 import { rankChangeJson, ScriptBoard, joinGroup } from '../domain/leaderboards';
 import { PROFILE_FIELDS } from '../domain/users';
 import type { WebhookEvent, WebhookEventType } from './events';
-import { enqueue, subscribedTypes } from './outbox';
-import { activeChannels, enqueueMessages, QueuedMessage } from '../store/messages';
+import { deliveryTargets, enqueue } from './outbox';
+import { enqueueMessages, QueuedMessage } from '../store/messages';
 import { stateValues } from '../store/user-state';
 import { messageChannels } from '../domain/messages';
 import type { MessageChannel } from '../wire/admin';
@@ -56,8 +56,7 @@ export class WebhookDeriver implements BatchHook {
 
   async begin(c: PoolClient, t: Tenant, records: UserChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null> {
     this.queued = false;
-    const wanted = await subscribedTypes(c, t.id);
-    const active = await activeChannels(c, t.id);
+    const { wanted, active } = await deliveryTargets(c, t.id);
     if (wanted.size === 0 && active.size === 0) return null;
     const prepared = await this.isolated(c, () => this.prepare(c, t, records), null);
     if (!prepared) return null;

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { WebhookEvent, WebhookEventType } from './events';
+import type { MessageChannel } from '../wire/admin';
 
 /** The event types some active endpoint of the tenant wants. */
 export async function subscribedTypes(c: Pool | PoolClient, tenantId: string): Promise<Set<WebhookEventType>> {
@@ -8,6 +9,27 @@ export async function subscribedTypes(c: Pool | PoolClient, tenantId: string): P
     [tenantId],
   );
   return new Set(rows.map((r) => r.t));
+}
+
+/**
+ * What the tenant's changes may be sent to: the event types some active
+ * endpoint wants, and the active message channels. One round trip, since
+ * the flusher asks once a batch.
+ */
+export async function deliveryTargets(c: Pool | PoolClient, tenantId: string): Promise<{ wanted: Set<WebhookEventType>; active: Set<MessageChannel> }> {
+  const { rows } = await c.query<{ w: WebhookEventType | null; m: MessageChannel | null }>({
+    name: 'delivery-targets',
+    text: `SELECT DISTINCT unnest(event_types) AS w, NULL AS m FROM webhooks WHERE tenant_id = $1 AND status = 'active'
+           UNION ALL SELECT NULL, channel FROM message_channels WHERE tenant_id = $1 AND active`,
+    values: [tenantId],
+  });
+  const wanted = new Set<WebhookEventType>();
+  const active = new Set<MessageChannel>();
+  for (const r of rows) {
+    if (r.w !== null) wanted.add(r.w);
+    if (r.m !== null) active.add(r.m);
+  }
+  return { wanted, active };
 }
 
 const INSERT = `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, type, payload, next_attempt_at, created)
