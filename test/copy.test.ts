@@ -66,7 +66,7 @@ t.test('copied rows are stored as sent, and the connection answers the next quer
   const { c, rows, stored } = await withTable(t);
   await copyRows(c, 't', 'k, v', rows([1, 'a\tb\\c'], [2, null], [3, 'é\n']));
   t.same(await stored(), [[1, 'a\tb\\c'], [2, null], [3, 'é\n']]);
-  // Rows beyond a socket's buffer go in the same one write.
+  // Rows beyond what a socket takes at once are sent whole.
   const many = new CopyRows(1);
   for (let k = 10; k < 60_010; k++) many.field(k).field('x'.repeat(40)).end();
   await copyRows(c, 't', 'k, v', many);

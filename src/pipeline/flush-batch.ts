@@ -327,14 +327,14 @@ export const UNIQUE_VIOLATION = '23505';
  * Rows with a unique key, copied in (store/copy.ts) after a savepoint, set
  * in the same message. A batch seldom holds one stored before (a
  * redelivery, a claim, a read flushing what a consumer holds), so looking
- * each up (about 5 µs of
- * Postgres CPU an event) is done only once the key refuses the copy: that
- * is undone to the savepoint and `insertNew` inserts the rows a lookup does
- * not find. Not ON CONFLICT: a speculative insert logs a confirmation
- * record of 48 bytes per row. A second flusher writing the same record at
- * the same moment waits for the first's commit there and then finds its
- * rows by lookup (or, should they meet again, the batch is retried: see
- * RETRYABLE in flusher.ts). Whether the copy stored every row.
+ * each up (about 5 µs of Postgres CPU an event) is done only once the key
+ * refuses the copy: that is undone to the savepoint and `insertNew`
+ * inserts the rows a lookup does not find. Not ON CONFLICT: a speculative
+ * insert logs a confirmation record of 48 bytes per row. A second flusher
+ * writing the same record at the same moment waits for the first's commit
+ * there and then finds its rows by lookup (or, should they meet again, the
+ * batch is retried: see RETRYABLE in flusher.ts). Whether the copy stored
+ * every row.
  */
 async function copyUnlessStored(c: PoolClient, table: string, columns: string, rows: CopyRows, insertNew: () => Promise<void>): Promise<boolean> {
   try {

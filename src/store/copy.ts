@@ -176,8 +176,8 @@ class CopyIn implements Submittable {
 
 /**
  * Send rows into `table (columns)` in the client's transaction, after the
- * statement `before` (such as a savepoint) if one is given, in the same
- * message. Rejects with Postgres's error (its SQLSTATE in `code`) if it
+ * statement `before` if one is given (a savepoint: one that answers no
+ * rows), in the same message. Rejects with Postgres's error (its SQLSTATE in `code`) if it
  * refuses any: then none is stored, as with one INSERT.
  */
 export function copyRows(c: PoolClient, table: string, columns: string, rows: CopyRows, before?: string): Promise<void> {
