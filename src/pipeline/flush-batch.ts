@@ -454,9 +454,8 @@ async function writeBoardEntries(c: PoolClient, tenantId: string, boardEntries: 
   if (!boardEntries.size) return;
   await c.query({
     name: 'flush-board-entries',
-    // The update is the statement and the insert its WITH, which Postgres
-    // runs after it (a WITH no one reads runs last): updates first, so they
-    // find the room on their pages for a new version before inserts take it.
+    // The insert (keys not found) and the update (keys found) touch different
+    // rows, so the order Postgres runs them in does not matter.
     text: `WITH x AS (SELECT * FROM ${byKey('jsonb_to_recordset($2::jsonb) AS x(b uuid, r integer, g text, u text, s text, ver numeric)', 'board_entries',
        'tenant_id = $1 AND leaderboard_id = x.b AND run = x.r AND grp = x.g AND user_id = x.u', 'ctid AS tid, ver AS stored', true)} x),
      fresh AS (INSERT INTO board_entries (tenant_id, leaderboard_id, run, grp, user_id, score, ver)

@@ -180,9 +180,10 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
   });
   const { rows } = await c.query<{ user_id: string; state: string; recent: string | null; tid: string }>({
     name: 'user-state-read',
-    text: `SELECT user_id, state, recent, tid::text FROM ${byKey('unnest($2::text[]) AS x(u)', 'user_state', 'tenant_id = $1 AND user_id = x.u', 'user_id, state, recent, ctid AS tid')} x`,
+    text: `SELECT user_id, state, recent, tid FROM ${byKey('unnest($2::text[]) AS x(u)', 'user_state', 'tenant_id = $1 AND user_id = x.u', 'user_id, state, recent, ctid AS tid')} x`,
     values: [tenantId, ids],
   });
+  // pg hands a tid back as its text, '(page,item)', which the update takes again.
   const stored = new Map(rows.map((r) => [r.user_id, r]));
   // Rows that exist are updated and new ones inserted, each plainly: an
   // upsert would lock each existing row first, a WAL record of its own.

@@ -1,13 +1,14 @@
 import type { Pool, PoolClient } from 'pg';
 import type { WebhookEvent, WebhookEventType } from './events';
 import type { MessageChannel } from '../wire/admin';
+import { ACTIVE_CHANNELS } from '../store/messages';
+
+/** The event types some active endpoint of the tenant ($1) wants, as SQL (here and in deliveryTargets). */
+const SUBSCRIBED_TYPES = `SELECT DISTINCT unnest(event_types) AS t FROM webhooks WHERE tenant_id = $1 AND status = 'active'`;
 
 /** The event types some active endpoint of the tenant wants. */
 export async function subscribedTypes(c: Pool | PoolClient, tenantId: string): Promise<Set<WebhookEventType>> {
-  const { rows } = await c.query<{ t: WebhookEventType }>(
-    `SELECT DISTINCT unnest(event_types) AS t FROM webhooks WHERE tenant_id = $1 AND status = 'active'`,
-    [tenantId],
-  );
+  const { rows } = await c.query<{ t: WebhookEventType }>(SUBSCRIBED_TYPES, [tenantId]);
   return new Set(rows.map((r) => r.t));
 }
 
@@ -19,8 +20,7 @@ export async function subscribedTypes(c: Pool | PoolClient, tenantId: string): P
 export async function deliveryTargets(c: Pool | PoolClient, tenantId: string): Promise<{ wanted: Set<WebhookEventType>; active: Set<MessageChannel> }> {
   const { rows } = await c.query<{ w: WebhookEventType | null; m: MessageChannel | null }>({
     name: 'delivery-targets',
-    text: `SELECT DISTINCT unnest(event_types) AS w, NULL AS m FROM webhooks WHERE tenant_id = $1 AND status = 'active'
-           UNION ALL SELECT NULL, channel FROM message_channels WHERE tenant_id = $1 AND active`,
+    text: `SELECT t AS w, NULL AS m FROM (${SUBSCRIBED_TYPES}) s UNION ALL SELECT NULL, channel FROM (${ACTIVE_CHANNELS}) c`,
     values: [tenantId],
   });
   const wanted = new Set<WebhookEventType>();
