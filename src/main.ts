@@ -47,14 +47,17 @@ async function main(): Promise<void> {
 /** One process (alone, or one of a supervisor's): start, and shut down cleanly on SIGTERM/SIGINT (exit 0 within 10 s). */
 async function serve(config: Config, log: Logger, roles: AppRoles): Promise<void> {
   if (process.env.LAUREL_WORKER) answerScrapes();
-  const app = await startApp(config, systemClock, log, roles);
+  const started = startApp(config, systemClock, log, roles);
   let stopping = false;
+  // Handled from the start: a signal while the app starts (a slow start on a
+  // busy machine) waits for it and then closes it, so the final flush still
+  // writes what the HTTP workers accepted meanwhile.
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { signal });
     const force = setTimeout(() => process.exit(1), 10_000);
-    app.close().then(
+    started.then((app) => app.close()).then(
       () => {
         clearTimeout(force);
         process.exit(0);
@@ -76,6 +79,7 @@ async function serve(config: Config, log: Logger, roles: AppRoles): Promise<void
   } else {
     process.on('SIGINT', () => stop('SIGINT'));
   }
+  await started;
 }
 
 /** Whether the port can be bound exclusively (so no other process listens on it). */
