@@ -142,7 +142,7 @@ async function measure(mode: 'alloc' | 'cpu', file: string, path: string): Promi
         else if (text.includes('user_state') && values[2] !== undefined) write(values[1]!, texts(values[2])!, texts(values[3]));
         return { rows: [] };
       };
-      await fb.writeBatch(client as never, DEFAULT_TENANT_ID, batch);
+      await fb.writeBatch(client as never, DEFAULT_TENANT_ID, batch, true);
     }
   };
   // The first half of the batches makes the users' rows; each measured round writes the

@@ -32,7 +32,7 @@ const WRITTEN = ['events', 'user_state', 'users', 'board_entries', 'leaderboard_
 
 type FlusherModule = typeof import('../src/pipeline/flusher');
 /** The transaction a flusher writes one batch in: private, but each build's own code is what is measured. */
-type Writes = { write(t: { id: string }, entries: StreamEntry[]): Promise<void> };
+type Writes = { write(t: { id: string }, entries: StreamEntry[], firstTry: boolean): Promise<void> };
 
 async function main(): Promise<void> {
   const id = randomBytes(4).toString('hex');
@@ -44,8 +44,8 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${app.port}`;
   // A connection per build (each prepares its own statements): one backend, whose CPU /proc tells.
   const pools: Pool[] = [];
-  const onePool = (name: string) => {
-    const db = createPool(config.databaseUrl, schema);
+  const onePool = (name: string, pipelined = false) => {
+    const db = createPool(config.databaseUrl, schema, pipelined);
     db.options.max = 1;
     db.options.application_name = name;
     pools.push(db);
@@ -69,7 +69,10 @@ async function main(): Promise<void> {
        WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r' AND coalesce(p.relname, c.relname) = ANY($2)`, [schema, WRITTEN])).rows[0]!.b);
     const lsn = async () => BigInt((await app.ctx.db.query<{ b: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text AS b`)).rows[0]!.b);
     const tenant = { id: DEFAULT_TENANT_ID };
-    const dbs = builds.map((_, i) => onePool(`flush-pg-${id}-${i}`));
+    // Pipelined connections, as the app gives its flushers (app.ts); a build
+    // compared from before they were (whose copies pg's pipeline mode refuses)
+    // gets plain ones unless BENCH_FLUSHER_PIPELINED=1.
+    const dbs = builds.map((_, i) => onePool(`flush-pg-${id}-${i}`, i === 0 || process.env.BENCH_FLUSHER_PIPELINED === '1'));
     // BENCH_PG_STATEMENTS=1: each build's backend time by statement (a query every few ms beside it).
     const samplers = process.env.BENCH_PG_STATEMENTS ? builds.map((_, i) => new StatementSampler(onePool(`flush-pg-sampler-${i}`), `flush-pg-${id}-${i}`)) : [];
     for (const s of samplers) s.start();
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
         const wal0 = await lsn();
         const t0 = performance.now();
         const node0 = process.cpuUsage();
-        for (const b of batches) await flusher.write(tenant, b);
+        for (const b of batches) await flusher.write(tenant, b, true);
         const node = process.cpuUsage(node0);
         const f = figures.get(name)!;
         f.node.push((node.user + node.system) / entries.length);

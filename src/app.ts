@@ -193,8 +193,11 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
     pollMs: config.webhookPollMs,
     retentionMs: config.messageRetentionDays * 86_400_000,
   });
+  // The flushers' connections are pipelined (see writeBatch): a pool of their own.
+  const flushDb = createPool(config.databaseUrl, config.databaseSchema, true);
+  flushDb.on('error', (err) => log.warn('postgres idle client error', { err: err.message }));
   const newFlusher = () =>
-    new Flusher(db, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()), deadLetters);
+    new Flusher(flushDb, redis, keys, tenants, log, 50, config.flushClaimMs, new WebhookDeriver(ctx, () => webhooks.kick()), deadLetters);
   const flusher = newFlusher();
   // More consumers of the same streams, each with its own name (only with the background role).
   const moreFlushers = roles.background ? Array.from({ length: roles.flushers! - 1 }, newFlusher) : [];
@@ -318,6 +321,7 @@ export async function startApp(config: Config, clock: Clock, log: Logger, roles:
       await messages.stop();
       sub.disconnect();
       await redis.quit().catch(() => redis.disconnect());
+      await flushDb.end();
       await db.end();
     },
   };

@@ -8,7 +8,7 @@ import { ATTRIBUTE_PREFIX, DEVICE_TOKENS_FIELD, EMAIL_FIELD, NAME_FIELD, SUBSCRI
 import { joinGroup } from '../domain/leaderboards';
 import { BatchGroups, streamVersion, versionBefore, writeUserState } from '../store/user-state';
 import { LeagueEntries, writeLeagueEntries } from '../store/league-record';
-import { byKey } from '../store/db';
+import { byKey, inTurn, Steps, together } from '../store/db';
 import { CopyRows, copyRows } from '../store/copy';
 import { AwardKind, awardKindIds, awardKindKey } from '../store/award-kinds';
 
@@ -306,37 +306,66 @@ function oldestVersion(entries: StreamEntry[]): string {
  * and the append-only history (awards, rank changes) is written only for the
  * operations this batch is the first to store (writeOnce), so those tables
  * need no unique index of their own.
+ *
+ * In two stages of writes independent of each other, each sent together
+ * (db.ts together): on the flusher's pipelined connection a batch takes
+ * about five round trips where one statement at a time took about fifteen.
+ * `firstTry`: rows already stored are unlikely (the batch's first attempt),
+ * so the rows with a unique key are copied in without a savepoint, and one
+ * stored before fails the batch with a unique violation; its retry (not a
+ * first try) copies under savepoints and skips stored rows (see
+ * copyUnlessStored). A pipeline cannot undo to a savepoint alone: the
+ * statements sent behind a failed copy fail too.
  */
-export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch): Promise<void> {
-  const first = await writeOnce(c, tenantId, batch);
-  await writeUsers(c, tenantId, batch.users);
-  await writeBoardEntries(c, tenantId, batch.boardEntries);
-  await writeLeagueEntries(c, tenantId, batch.leagueEntries);
-  await writeBoardEvents(c, tenantId, batch.boardEvents.filter((x) => first.has(x.e)));
-  await writePeriods(c, tenantId, batch.periods);
-  await writeCompletions(c, tenantId, batch.completions);
-  await writeAwards(c, tenantId, batch.awards.filter((x) => first.has(x.e)));
-  // Last: it holds the tenant's user_state lock to the commit.
-  await writeUserState(c, tenantId, batch.fields);
+export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch, firstTry = false): Promise<void> {
+  const [first] = await stage(
+    c,
+    firstTry,
+    () => writeOnce(c, tenantId, batch, firstTry),
+    () => writeUsers(c, tenantId, batch.users),
+    () => writeBoardEntries(c, tenantId, batch.boardEntries),
+    () => writeLeagueEntries(c, tenantId, batch.leagueEntries),
+    () => writePeriods(c, tenantId, batch.periods),
+    () => writeCompletions(c, tenantId, batch.completions, firstTry),
+  );
+  await together(
+    c,
+    () => writeBoardEvents(c, tenantId, batch.boardEvents.filter((x) => first.has(x.e))),
+    () => writeAwards(c, tenantId, batch.awards.filter((x) => first.has(x.e))),
+    // Last, after every row this batch locks: it holds the tenant's user_state lock to the commit.
+    () => writeUserState(c, tenantId, batch.fields),
+  );
 }
+
+/**
+ * Steps of a batch independent of each other: sent together on a first try,
+ * and in turn on a retry, whose copies may be undone to their savepoint
+ * alone (nothing may be sent behind one before it is answered).
+ */
+const stage = <T extends unknown[]>(c: PoolClient, firstTry: boolean, ...steps: Steps<T>): Promise<T> =>
+  firstTry ? together<T>(c, ...steps) : inTurn<T>(...steps);
 
 /** Postgres's SQLSTATE for a unique key already taken. */
 export const UNIQUE_VIOLATION = '23505';
 
 /**
- * Rows with a unique key, copied in (store/copy.ts) after a savepoint, set
- * in the same message. A batch seldom holds one stored before (a
- * redelivery, a claim, a read flushing what a consumer holds), so looking
- * each up (about 5 µs of Postgres CPU an event) is done only once the key
- * refuses the copy: that is undone to the savepoint and `insertNew`
- * inserts the rows a lookup does not find. Not ON CONFLICT: a speculative
- * insert logs a confirmation record of 48 bytes per row. A second flusher
- * writing the same record at the same moment waits for the first's commit
- * there and then finds its rows by lookup (or, should they meet again, the
- * batch is retried: see RETRYABLE in flusher.ts). Whether the copy stored
- * every row.
+ * Rows with a unique key, copied in (store/copy.ts); on a batch's first try
+ * plainly (see writeBatch), else after a savepoint, set in the same
+ * message. A batch seldom holds one stored before (a redelivery, a claim, a
+ * read flushing what a consumer holds), so looking each up (about 5 µs of
+ * Postgres CPU an event) is done only once the key refuses the copy: that
+ * is undone to the savepoint and `insertNew` inserts the rows a lookup does
+ * not find. Not ON CONFLICT: a speculative insert logs a confirmation
+ * record of 48 bytes per row. A second flusher writing the same record at
+ * the same moment waits for the first's commit there and then finds its
+ * rows by lookup (or, should they meet again, the batch is retried: see
+ * RETRYABLE in flusher.ts). Whether the copy stored every row.
  */
-async function copyUnlessStored(c: PoolClient, table: string, columns: string, rows: CopyRows, insertNew: () => Promise<void>): Promise<boolean> {
+async function copyUnlessStored(c: PoolClient, table: string, columns: string, rows: CopyRows, firstTry: boolean, insertNew: () => Promise<void>): Promise<boolean> {
+  if (firstTry) {
+    await copyRows(c, table, columns, rows);
+    return true;
+  }
   try {
     await copyRows(c, table, columns, rows, `SAVEPOINT ${table}`);
     return true;
@@ -351,45 +380,59 @@ async function copyUnlessStored(c: PoolClient, table: string, columns: string, r
 /**
  * The events, and the ids of the other operations that pay awards: each
  * stored once under its unique key (an event's tenant, time and id; an
- * operation's id). Returns the ids stored now, not before. Events are
- * copied in unless stored (copyUnlessStored). The lookup names
- * both indexes' keys (a stored event has the same user, metric and date),
- * so whichever one Postgres picks finds it in a probe. Named only by the
- * unique key's columns, a plan made while the month's partition was known
- * to be empty (analyzed or truncated empty) took the per-user index by its
- * tenant alone and read the tenant's every row for each event: seven times
- * the cost per record after 8,000 records (bench:flush-pg), and growing
- * with the month.
+ * operation's id). Returns the ids stored now, not before.
  */
-async function writeOnce(c: PoolClient, tenantId: string, batch: Batch): Promise<Set<string>> {
-  const first = new Set<string>();
+async function writeOnce(c: PoolClient, tenantId: string, batch: Batch, firstTry: boolean): Promise<Set<string>> {
+  const [events, operations] = await stage(
+    c,
+    firstTry,
+    () => writeEvents(c, tenantId, batch, firstTry),
+    () => writeOperations(c, tenantId, batch.operations),
+  );
+  return new Set([...events, ...operations]);
+}
+
+/**
+ * The ids of the events stored now (writeOnce): copied in unless stored
+ * (copyUnlessStored). The lookup names both indexes' keys (a stored event
+ * has the same user, metric and date), so whichever one Postgres picks
+ * finds it in a probe. Named only by the unique key's columns, a plan made
+ * while the month's partition was known to be empty (analyzed or truncated
+ * empty) took the per-user index by its tenant alone and read the tenant's
+ * every row for each event: seven times the cost per record after 8,000
+ * records (bench:flush-pg), and growing with the month.
+ */
+async function writeEvents(c: PoolClient, tenantId: string, batch: Batch, firstTry: boolean): Promise<string[]> {
   const ev = batch.events;
-  if (ev.length) {
-    const kindIds = await awardKindIds(c, tenantId, batch.awardKinds);
-    const packed = ev.map((e) => packedAwards(e.aw, kindIds));
-    const copied = await copyUnlessStored(c, 'events', 'id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards', eventRows(tenantId, ev, packed), async () => {
-      const { rows } = await c.query<{ id: string }>({
-        name: 'flush-events',
-        text: `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards)
+  if (!ev.length) return [];
+  const kindIds = await awardKindIds(c, tenantId, batch.awardKinds);
+  const packed = ev.map((e) => packedAwards(e.aw, kindIds));
+  const columns = 'id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards';
+  let stored: string[] = [];
+  const copied = await copyUnlessStored(c, 'events', columns, eventRows(tenantId, ev, packed), firstTry, async () => {
+    const { rows } = await c.query<{ id: string }>({
+      name: 'flush-events',
+      text: `INSERT INTO events (${columns})
        SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw
        FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb, ver bigint, aw text)
        WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
                            AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
        RETURNING id`,
-        values: [tenantId, JSON.stringify(ev.map((e, i) => Object.assign({}, e, { aw: packed[i] })))],
-      });
-      for (const r of rows) first.add(r.id);
+      values: [tenantId, JSON.stringify(ev.map((e, i) => Object.assign({}, e, { aw: packed[i] })))],
     });
-    if (copied) for (const e of ev) first.add(e.id);
-  }
-  if (batch.operations.length) {
-    const { rows } = await c.query<{ id: string }>(
-      `INSERT INTO flushed_operations (id, tenant_id) SELECT x, $1 FROM unnest($2::uuid[]) AS x ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-      [tenantId, batch.operations],
-    );
-    for (const r of rows) first.add(r.id);
-  }
-  return first;
+    stored = rows.map((r) => r.id);
+  });
+  return copied ? ev.map((e) => e.id) : stored;
+}
+
+/** The ids of the other operations paying awards stored now (writeOnce). */
+async function writeOperations(c: PoolClient, tenantId: string, operations: string[]): Promise<string[]> {
+  if (!operations.length) return [];
+  const { rows } = await c.query<{ id: string }>(
+    `INSERT INTO flushed_operations (id, tenant_id) SELECT x, $1 FROM unnest($2::uuid[]) AS x ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+    [tenantId, operations],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** A batch's events as COPY's rows, in writeOnce's column order (awards packed, see packedAwards). */
@@ -518,12 +561,12 @@ async function writePeriods(c: PoolClient, tenantId: string, periods: Batch['per
  * Achievement completions, each (achievement, user) once: the first stays.
  * Copied in unless stored (copyUnlessStored), as events are.
  */
-async function writeCompletions(c: PoolClient, tenantId: string, completions: Batch['completions']): Promise<void> {
+async function writeCompletions(c: PoolClient, tenantId: string, completions: Batch['completions'], firstTry: boolean): Promise<void> {
   if (!completions.length) return;
   const rows = firstOfEach(completions, (d) => `${d.a}\0${d.u}`);
   const out = new CopyRows(rows.length);
   for (const d of rows) out.word(tenantId).word(d.a).field(d.u).time(d.at).word(d.e).end();
-  await copyUnlessStored(c, 'achievement_completions', 'tenant_id, achievement_id, user_id, achieved_at, event_id', out, async () => {
+  await copyUnlessStored(c, 'achievement_completions', 'tenant_id, achievement_id, user_id, achieved_at, event_id', out, firstTry, async () => {
     await c.query({
       name: 'flush-completions',
       text: `INSERT INTO achievement_completions (tenant_id, achievement_id, user_id, achieved_at, event_id)

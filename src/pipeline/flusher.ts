@@ -3,7 +3,7 @@ import type { RedisClient } from '../redis/client';
 import type { Pool, PoolClient } from 'pg';
 import type { Logger } from '../observability/log';
 import { FLUSH_GROUP, Keys } from '../redis/keys';
-import { tx } from '../store/db';
+import { together, tx } from '../store/db';
 import type { Tenant, Tenants } from '../store/tenants';
 import { DeadLetters, isPermanent } from './dead-letters';
 import { systemClock } from '../clock';
@@ -163,11 +163,15 @@ export class Flusher {
     if (last[0]) await this.flushThrough(t, last[0][0]);
   }
 
-  /** Side by side with other flushers, a deadlock or a taken key is possible, and a retry resolves it. */
-  private async retryingConflicts(fn: () => Promise<void>): Promise<void> {
+  /**
+   * Side by side with other flushers, a deadlock or a taken key is possible,
+   * and a retry resolves it. A batch's first try expects none of its rows
+   * stored (writeBatch's firstTry); a retry skips those stored.
+   */
+  private async retryingConflicts(fn: (firstTry: boolean) => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await fn();
+        return await fn(attempt === 1);
       } catch (err) {
         if (attempt >= 3 || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
       }
@@ -271,7 +275,7 @@ export class Flusher {
    */
   private async writeOrSetAside(t: Tenant, entries: StreamEntry[]): Promise<void> {
     try {
-      await this.retryingConflicts(() => this.write(t, entries));
+      await this.retryingConflicts((firstTry) => this.write(t, entries, firstTry));
     } catch (err) {
       if (!isPermanent(err)) throw err;
       if (entries.length === 1) return this.deadLetters.add(t, entries[0]![0], entries[0]![1], err);
@@ -283,25 +287,28 @@ export class Flusher {
 
   /** Write one record again (a dead letter's replay), through the same code as any batch; throws what Postgres says. */
   replay(t: Tenant, streamId: string, fields: string[]): Promise<void> {
-    return this.write(t, [[streamId, fields]]);
+    return this.write(t, [[streamId, fields]], false);
   }
 
-  private async write(t: Tenant, entries: StreamEntry[]): Promise<void> {
+  private async write(t: Tenant, entries: StreamEntry[], firstTry: boolean): Promise<void> {
     let batch = new Batch(entries);
     const derived = await tx(this.db, async (c) => {
       // The tables written below have no foreign key to tenants (one check
       // per row cost more than any other part of a flush): this lock is that
       // check, once. A tenant removed meanwhile has nothing left to keep.
-      const live = await c.query({ name: 'flush-tenant-lock', text: 'SELECT 1 FROM tenants WHERE id = $1 FOR KEY SHARE', values: [t.id] });
-      if (!live.rowCount) return null;
       // Records of a user erased after they were written are dropped (the
       // erasure locks this tenant row to delete what was flushed before). A
-      // statement of its own, after the lock: one taking the lock too would
-      // read the tombstones as of before an erasure it waited for.
-      const kept = await keptAfterErasures(c, t.id, entries);
+      // statement of its own, after the lock (sent with it): one taking the
+      // lock too would read the tombstones as of before an erasure it waited for.
+      const [live, kept] = await together(
+        c,
+        () => c.query({ name: 'flush-tenant-lock', text: 'SELECT 1 FROM tenants WHERE id = $1 FOR KEY SHARE', values: [t.id] }),
+        () => keptAfterErasures(c, t.id, entries),
+      );
+      if (!live.rowCount) return null;
       if (kept) batch = new Batch(kept);
       const step = this.hook ? await this.hook.begin(c, t, batch.records) : null;
-      await writeBatch(c, t.id, batch);
+      await writeBatch(c, t.id, batch, firstTry);
       if (step) await step(c);
       return step;
     });

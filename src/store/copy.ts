@@ -1,4 +1,5 @@
-import type { Connection, PoolClient, Submittable } from 'pg';
+import { Query } from 'pg';
+import type { Connection, PoolClient } from 'pg';
 
 /*
  * Append-only rows written with COPY … FROM STDIN. Postgres then inserts them
@@ -142,25 +143,31 @@ function header(type: number, body: number): Buffer {
  * the flusher's CPU). Postgres reads the messages in turn; should the copy
  * fail before it takes the rows (a statement before it failing), it
  * ignores CopyData and CopyDone outside a copy, as the protocol says.
+ * A Query of pg's own kind, since a pipelined client (db.ts createPool)
+ * takes no other: it answers from no portal kept open, so queries behind
+ * it on the connection get their own answers.
  */
-class CopyIn implements Submittable {
+class CopyIn extends Query {
   constructor(
     private readonly sql: string,
-    private readonly rows: Buffer,
+    /** Not `rows`: pg's Query reads that as a count of rows to page by. */
+    private readonly data: Buffer,
     private readonly settle: (err: Error | null) => void,
-  ) {}
+  ) {
+    super(sql);
+  }
 
-  submit(connection: Connection): void {
+  override submit = (connection: Connection): void => {
     const text = Buffer.from(`${this.sql}\0`);
     const s = connection.stream;
     s.cork();
     s.write(header(0x51, text.length));
     s.write(text);
-    s.write(header(0x64, this.rows.length));
-    s.write(this.rows);
+    s.write(header(0x64, this.data.length));
+    s.write(this.data);
     s.write(COPY_DONE);
     s.uncork();
-  }
+  };
 
   /** The rows are on their way already. */
   handleCopyInResponse(): void {}

@@ -5,10 +5,16 @@ import type { PoolClient } from 'pg';
 import { types } from 'pg';
 types.setTypeParser(types.builtins.INT8, (v) => Number(v));
 
-export function createPool(url: string, schema: string): Pool {
+/**
+ * A pool of connections to the schema. `pipelined`: its connections send a
+ * query without waiting for the answer to the one before (pg's pipeline
+ * mode), so statements issued together travel together (see together).
+ */
+export function createPool(url: string, schema: string, pipelined = false): Pool {
   return new Pool({
     connectionString: url,
-    max: 10,
+    max: pipelined ? 5 : 10,
+    pipeline: pipelined,
     options: `-c search_path=${schema}`,
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 10_000,
@@ -67,6 +73,49 @@ export async function tx<T>(db: Pool, fn: (c: PoolClient) => Promise<T>, begin =
     c.off('error', ignore);
     c.release(broken);
   }
+}
+
+/** Whether a client's connection is pipelined (createPool). */
+export const isPipelined = (c: PoolClient): boolean => (c as unknown as Client).pipeline === true;
+
+/** Steps answering T[0], T[1], …: each a function sending statements (see together). */
+export type Steps<T extends unknown[]> = { [K in keyof T]: () => Promise<T[K]> };
+
+/** Run steps one after another, each starting once the one before has settled. */
+export async function inTurn<T extends unknown[]>(...steps: Steps<T>): Promise<T> {
+  const out: unknown[] = [];
+  for (const step of steps) out.push(await step());
+  return out as T;
+}
+
+/** Postgres's SQLSTATE for a statement sent after another failed in the same transaction. */
+const IN_FAILED_TRANSACTION = '25P02';
+
+/**
+ * Run steps that each send statements on `c` (independent of each other's
+ * results), and wait for all. On a pipelined connection they start at once:
+ * their first statements go out in one write and each step's later ones as
+ * soon as it has what it needs, so n steps cost about as many round trips as
+ * the longest, not their sum. Postgres still runs the statements in the order
+ * sent, and every step settles before this does (no statement is left to
+ * run after the caller goes on to commit or roll back). Once one fails, the
+ * transaction refuses the statements behind it; the error thrown is the one
+ * that failed it. On any other connection the steps run in turn.
+ */
+export async function together<T extends unknown[]>(c: PoolClient, ...steps: Steps<T>): Promise<T> {
+  if (!isPipelined(c)) return inTurn<T>(...steps);
+  const stream = (c as unknown as Client).connection.stream;
+  stream.cork();
+  let started: Promise<unknown>[];
+  try {
+    started = steps.map((step) => step());
+  } finally {
+    stream.uncork();
+  }
+  const settled = await Promise.allSettled(started);
+  const failed = settled.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => x.reason as { code?: string });
+  if (failed.length) throw failed.find((e) => e.code !== IN_FAILED_TRANSACTION) ?? failed[0];
+  return settled.map((x) => (x as PromiseFulfilledResult<unknown>).value) as T;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { byKey, joinJsonTexts, jsonTextArray } from './db';
+import { byKey, joinJsonTexts, jsonTextArray, together } from './db';
 
 /*
  * user_state: each user hash as one row, every field with the stream version
@@ -173,16 +173,20 @@ function freshGroups(state: string, recent: string | null, batch: BatchGroups): 
 export async function writeUserState(c: PoolClient, tenantId: string, batch: Map<string, BatchGroups>): Promise<void> {
   if (!batch.size) return;
   const ids = [...batch.keys()].sort();
-  await c.query({
-    name: 'user-state-lock',
-    text: `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':user_state:' || $1, 0))`,
-    values: [tenantId],
-  });
-  const { rows } = await c.query<{ user_id: string; state: string; recent: string | null; tid: string }>({
-    name: 'user-state-read',
-    text: `SELECT user_id, state, recent, tid FROM ${byKey('unnest($2::text[]) AS x(u)', 'user_state', 'tenant_id = $1 AND user_id = x.u', 'user_id, state, recent, ctid AS tid')} x`,
-    values: [tenantId, ids],
-  });
+  // The read after the lock, sent with it (Postgres runs them in turn).
+  const [, { rows }] = await together(
+    c,
+    () => c.query({
+      name: 'user-state-lock',
+      text: `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':user_state:' || $1, 0))`,
+      values: [tenantId],
+    }),
+    () => c.query<{ user_id: string; state: string; recent: string | null; tid: string }>({
+      name: 'user-state-read',
+      text: `SELECT user_id, state, recent, tid FROM ${byKey('unnest($2::text[]) AS x(u)', 'user_state', 'tenant_id = $1 AND user_id = x.u', 'user_id, state, recent, ctid AS tid')} x`,
+      values: [tenantId, ids],
+    }),
+  );
   // pg hands a tid back as its text, '(page,item)', which the update takes again.
   const stored = new Map(rows.map((r) => [r.user_id, r]));
   // Rows that exist are updated and new ones inserted, each plainly: an
@@ -210,22 +214,27 @@ export async function writeUserState(c: PoolClient, tenantId: string, batch: Map
     updated.states.push(foldColumns(old.recent === null ? [old.state, front] : [old.state, old.recent, front]));
     updated.fronts.push(null);
   }
-  if (updated.tids.length) {
+  await together(
+    c,
     // By the row versions just read, without looking each key up again: the lock keeps them current.
-    await c.query({
-      name: 'user-state-update',
-      text: `UPDATE user_state SET state = coalesce(x.s, state),
-               recent = CASE WHEN x.s IS NOT NULL THEN NULL WHEN recent IS NULL THEN x.r ELSE left(x.r, -1) || ',' || substr(recent, 2) END
-             FROM unnest($1::tid[], ${jsonTextArray('$2')}, ${jsonTextArray('$3')}) AS x(tid, s, r)
-             WHERE user_state.ctid = x.tid`,
-      values: [updated.tids, joinJsonTexts(updated.states), joinJsonTexts(updated.fronts)],
-    });
-  }
-  if (created.users.length) {
-    await c.query({
-      name: 'user-state-insert',
-      text: `INSERT INTO user_state (tenant_id, user_id, state) SELECT $1, x.u, x.s FROM unnest($2::text[], ${jsonTextArray('$3')}) AS x(u, s)`,
-      values: [tenantId, created.users, joinJsonTexts(created.states)],
-    });
-  }
+    async () => {
+      if (!updated.tids.length) return;
+      await c.query({
+        name: 'user-state-update',
+        text: `UPDATE user_state SET state = coalesce(x.s, state),
+                 recent = CASE WHEN x.s IS NOT NULL THEN NULL WHEN recent IS NULL THEN x.r ELSE left(x.r, -1) || ',' || substr(recent, 2) END
+               FROM unnest($1::tid[], ${jsonTextArray('$2')}, ${jsonTextArray('$3')}) AS x(tid, s, r)
+               WHERE user_state.ctid = x.tid`,
+        values: [updated.tids, joinJsonTexts(updated.states), joinJsonTexts(updated.fronts)],
+      });
+    },
+    async () => {
+      if (!created.users.length) return;
+      await c.query({
+        name: 'user-state-insert',
+        text: `INSERT INTO user_state (tenant_id, user_id, state) SELECT $1, x.u, x.s FROM unnest($2::text[], ${jsonTextArray('$3')}) AS x(u, s)`,
+        values: [tenantId, created.users, joinJsonTexts(created.states)],
+      });
+    },
+  );
 }
