@@ -15,8 +15,8 @@ import { AwardKind, awardKindIds, awardKindKey } from '../store/award-kinds';
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
  * per table group (Batch), and written in one transaction (writeBatch),
- * tables in a fixed order and rows in key order, so two flushers never
- * deadlock on each other.
+ * statements in one order for every first try (and one for every retry)
+ * and rows in key order, so two flushers lock rows in the same order.
  */
 
 export type StreamEntry = [id: string, fields: string[]];
