@@ -308,8 +308,9 @@ function oldestVersion(entries: StreamEntry[]): string {
  * need no unique index of their own.
  *
  * In two stages of writes independent of each other, each sent together
- * (db.ts together): on the flusher's pipelined connection a batch takes
- * about five round trips where one statement at a time took about fifteen.
+ * (db.ts together): on the flusher's pipelined connection a batch's
+ * transaction takes about 10 round trips where one statement at a time
+ * took 16 (docs/durability.md).
  * `firstTry`: rows already stored are unlikely (the batch's first attempt),
  * so the rows with a unique key are copied in without a savepoint, and one
  * stored before fails the batch with a unique violation; its retry (not a

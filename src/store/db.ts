@@ -13,7 +13,7 @@ types.setTypeParser(types.builtins.INT8, (v) => Number(v));
 export function createPool(url: string, schema: string, pipelined = false): Pool {
   return new Pool({
     connectionString: url,
-    max: pipelined ? 5 : 10,
+    max: 10,
     pipeline: pipelined,
     options: `-c search_path=${schema}`,
     connectionTimeoutMillis: 3000,
