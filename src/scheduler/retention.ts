@@ -9,7 +9,7 @@ import { dateFromDay, dayNumber, localDate } from '../domain/time';
 import { FREQ_CODE, HISTORY_KEPT, parseState, periodIndexes, streakJson, StreakState } from '../domain/streaks';
 import { inControl, NotificationType, periodEndsAt, reactivationDueAt, recapOf, reminderAt, RetentionConfig, retentionSignature, wantsNotice } from '../domain/retention';
 import { historyAndPauses, KeptHistory, streakCall } from '../services/streak-calls';
-import { deliveryTargets, enqueue } from '../webhooks/outbox';
+import { DeliveryTargets, deliveryTargets, enqueue } from '../webhooks/outbox';
 import { userPayload } from '../webhooks/payloads';
 import type { WebhookEvent, WebhookEventType } from '../webhooks/events';
 import { enqueueMessages, QueuedMessage } from '../store/messages';
@@ -53,7 +53,7 @@ export async function retentionPass(ctx: Ctx, t: Tenant): Promise<number> {
   if (!signature) return 0;
   const now = ctx.clock.now();
   let visited = 0;
-  let targets: Awaited<ReturnType<typeof deliveryTargets>> | null = null;
+  let targets: DeliveryTargets | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const flat = await ctx.redis.zrangebyscore(tk.retentionDue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, BATCH);
     if (flat.length === 0) break;

@@ -76,7 +76,7 @@ export async function tx<T>(db: Pool, fn: (c: PoolClient) => Promise<T>, begin =
 }
 
 /** Whether a client's connection is pipelined (createPool). */
-export const isPipelined = (c: PoolClient): boolean => (c as unknown as Client).pipeline === true;
+const isPipelined = (c: PoolClient): boolean => (c as unknown as Client).pipeline === true;
 
 /** Steps answering T[0], T[1], …: each a function sending statements (see together). */
 export type Steps<T extends unknown[]> = { [K in keyof T]: () => Promise<T[K]> };

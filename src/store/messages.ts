@@ -51,10 +51,10 @@ export async function listChannels(db: Db, box: SecretBox, tenantId: string): Pr
   return Object.fromEntries(rows.map((r) => [r.channel, JSON.parse(box.open(r.settings))])) as Partial<ChannelSettingsOf>;
 }
 
-/** The channels that may carry messages now (one small query: the due logic asks on every batch). */
 /** The tenant's ($1) active channels, as SQL: read here and in the flusher's one lookup (webhooks/outbox.ts deliveryTargets). */
 export const ACTIVE_CHANNELS = 'SELECT channel FROM message_channels WHERE tenant_id = $1 AND active';
 
+/** The channels that may carry messages now (one small query: the due logic asks on every batch). */
 export async function activeChannels(db: Db, tenantId: string): Promise<Set<MessageChannel>> {
   const { rows } = await db.query<{ channel: MessageChannel }>(ACTIVE_CHANNELS, [tenantId]);
   return new Set(rows.map((r) => r.channel));

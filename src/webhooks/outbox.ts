@@ -12,12 +12,14 @@ export async function subscribedTypes(c: Pool | PoolClient, tenantId: string): P
   return new Set(rows.map((r) => r.t));
 }
 
-/**
- * What the tenant's changes may be sent to: the event types some active
- * endpoint wants, and the active message channels. One round trip, since
- * the flusher asks once a batch.
- */
-export async function deliveryTargets(c: Pool | PoolClient, tenantId: string): Promise<{ wanted: Set<WebhookEventType>; active: Set<MessageChannel> }> {
+/** What a tenant's changes may be sent to: the event types some active endpoint wants, and the active message channels. */
+export interface DeliveryTargets {
+  wanted: Set<WebhookEventType>;
+  active: Set<MessageChannel>;
+}
+
+/** A tenant's DeliveryTargets in one round trip, since the flusher asks once a batch. */
+export async function deliveryTargets(c: Pool | PoolClient, tenantId: string): Promise<DeliveryTargets> {
   const { rows } = await c.query<{ w: WebhookEventType | null; m: MessageChannel | null }>({
     name: 'delivery-targets',
     text: `SELECT t AS w, NULL AS m FROM (${SUBSCRIBED_TYPES}) s UNION ALL SELECT NULL, channel FROM (${ACTIVE_CHANNELS}) c`,
