@@ -10,6 +10,8 @@ import { systemClock } from '../src/clock';
 import { createLogger } from '../src/observability/log';
 import { DEFAULT_TENANT_ID } from '../src/store/migrations';
 import type { StreamEntry } from '../src/pipeline/flush-batch';
+import { recordFields } from '../src/engine/change-record';
+import { RECORD_FIELD, RECORD_KIND } from '../src/domain/change-record';
 import { FLUSH_BATCH } from '../src/pipeline/flusher';
 import { seedConfig, seedUsers, sendEvents } from './seed';
 import { ownHeapSampler } from './util';
@@ -43,7 +45,7 @@ async function main(): Promise<void> {
     await sendEvents(url, adminKey, { users: USERS, events: EVENTS, tag: id, zones: true });
     const stream = app.ctx.keys.tenant(0).stream;
     const entries = (await app.ctx.redis.xrange(stream, '-', '+')) as StreamEntry[];
-    const events = entries.filter(([, f]) => f[f.indexOf('k') + 1] === 'ev');
+    const events = entries.filter(([, f]) => recordFields(f)[RECORD_FIELD.kind] === RECORD_KIND.event);
     const batches: StreamEntry[][] = [];
     for (let i = 0; i < events.length; i += FLUSH_BATCH) batches.push(events.slice(i, i + FLUSH_BATCH));
 

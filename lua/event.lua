@@ -97,7 +97,10 @@ local periods = S and stk_commit(S) or '[]'
 local boards = lb_update(P, decode_once(ARGV[13]), ARGV[16], ARGV[14], KEYS[7], nslot, nvalue, ntotal, streak_len, KEYS[9], now)
 local leagues = ARGV[21] ~= '' and lg_update(P, decode_once(ARGV[21]), ARGV[16], ARGV[22], nslot, nvalue) or '[]'
 if member ~= '' then redis.call('SADD', idem, member) end
-append_change(stream, CR_KIND, KIND_EVENT, CR_EVENT, ARGV[8], CR_TOTAL, total,
-  CR_CREATED, created and now or '', CR_PATCH, changed and ARGV[7] or '', CR_POINTS, points, CR_COMPLETIONS, done, CR_PERIODS, periods, CR_BOARDS, boards,
-  CR_LEAGUES, leagues, CR_USER_FIELDS, changed_json())
+-- Packed into one field, in PACKED_EVENT's order (src/domain/change-record.ts):
+-- event, total, created, patch, points, completions, periods, boards, leagues, user fields.
+-- One concatenation (a single Lua instruction over all of them; no table).
+local S = CR_SEPARATOR
+append_change(stream, KIND_EVENT, ARGV[8] .. S .. total .. S .. (created and now or '') .. S .. (changed and ARGV[7] or '')
+  .. S .. points .. S .. done .. S .. periods .. S .. boards .. S .. leagues .. S .. changed_json())
 return {'OK', total, points, done, streak, boards, leagues}

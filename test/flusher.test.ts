@@ -5,6 +5,7 @@ import { FLUSH_GROUP } from '../src/redis/keys';
 import { stateValues } from '../src/store/user-state';
 import { LAST_CHANGE_FIELD } from '../src/domain/user-hash';
 import { Batch, StreamEntry, writeBatch } from '../src/pipeline/flush-batch';
+import { unpackedFields } from '../src/engine/change-record';
 import { RECORD_FIELD as F, RECORD_KIND as K } from '../src/domain/change-record';
 
 // At least once means a batch can arrive twice (a crash between commit and
@@ -154,11 +155,12 @@ t.test('the stored fields are the user hash after every batch', async (t) => {
   t.ok(recent.some((r, i) => i > 0 && recent[i - 1] && !r), 'batches wrote their changes beside the hash, then folded them in');
 });
 
-// A record names the fields it changed as an array the flusher stores as it
-// is; records written before that (an object) may still wait in a stream
-// after an upgrade. Several records of one user in one batch each write
-// their group (a field in two takes the newer).
-t.test('records of either form, several of a user in one batch, store the user hash', async (t) => {
+// An event's record is packed into one field, and names the fields it
+// changed as an array the flusher stores as it is; records written before
+// (field by field, and before that with an object of changed fields) may
+// still wait in a stream after an upgrade. Several records of one user in
+// one batch each write their group (a field in two takes the newer).
+t.test('records of every form, several of a user in one batch, store the user hash', async (t) => {
   const s = await startServer(t);
   await s.app.flusher.stop();
   await s.metrics(['m1', 'm2']);
@@ -167,8 +169,12 @@ t.test('records of either form, several of a user in one batch, store the user h
   const stream = s.app.ctx.keys.tenant(0).stream;
   const records = await r.xrange(stream, '-', '+');
   t.equal(records.length, 4);
-  // The last record as the previous version wrote it: {field: value, deleted: false}.
-  const [id, flat] = records[3]!;
+  t.ok(records.every(([, f]) => f.length === 2 && f[0] === K.event), 'an event is one field');
+  // The third record field by field, as the previous version wrote it; the
+  // last one so and with its changed fields as {field: value, deleted: false}.
+  const [third, fieldByField] = [records[2]![0], unpackedFields(records[2]![1])];
+  const [fourth, flat] = [records[3]![0], unpackedFields(records[3]![1])];
+  t.equal(fieldByField.length, 22, 'unpacked: eleven fields');
   const uf = flat.indexOf(F.userFields) + 1;
   const pairs = JSON.parse(flat[uf]!) as (string | null)[];
   t.ok(Array.isArray(pairs) && pairs.length > 0, 'a record names its changed fields as an array');
@@ -177,7 +183,7 @@ t.test('records of either form, several of a user in one batch, store the user h
   old.gone = false;
   flat[uf] = JSON.stringify(old);
   await r.del(stream);
-  for (const [rid, f] of records) await r.xadd(stream, rid, ...(rid === id ? flat : f));
+  for (const [rid, f] of records) await r.xadd(stream, rid, ...(rid === fourth ? flat : rid === third ? fieldByField : f));
   await r.xgroup('CREATE', stream, FLUSH_GROUP, '0');
   await s.app.flusher.drain();
   t.equal(await r.xlen(stream), 0, 'all four flushed in one go');

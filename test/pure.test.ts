@@ -1,7 +1,8 @@
 import t from 'tap';
 import { periodDates, periodIndexes, WEEK_STARTS } from '../src/domain/streaks';
 import { packScore, runDates, runIndex, scoreTick, scoreValue, TIE_BITS } from '../src/domain/leaderboards';
-import { changedFields, changeOwner, decodeChange } from '../src/engine/change-record';
+import { changedFields, changeOwner, decodeChange, unpackedFields } from '../src/engine/change-record';
+import { PACKED_EVENT, RECORD_SEPARATOR } from '../src/domain/change-record';
 import { waves } from '../src/batches/queue';
 
 /* Pure logic, no server: period indexes and run dates, score packing, change records. */
@@ -72,6 +73,22 @@ t.test('change records decode once, into a tagged union', async (t) => {
   t.same([...changedFields(ev.userFields)], [['m1', '5'], ['x', null]], 'changed fields: a value, and a deletion');
   t.same([...changedFields('{"m1":"5","x":false}')], [['m1', '5'], ['x', null]], 'a record from before the array form reads the same');
   t.equal(ev.created, '1000');
+
+  // The same event packed into one field, as lua/event.lua writes it: read alike, and named alike (the webhook deriver's ids).
+  const flat = [
+    'k', 'ev', 'e', JSON.stringify(event), 't', '5', 'c', '1000', 'p', '{"n":"Ann"}',
+    'pa', '{"1":{"b":0,"a":10,"aw":{}}}', 'ach', '{}', 'stk', '[{"f":"d","p":1,"l":1,"fr":0,"pa":0}]',
+    'lb', '{}', 'lg', '[]', 'uf', '["m1","5","x",null]',
+  ];
+  const values = PACKED_EVENT.map((f) => flat[flat.indexOf(f) + 1]!);
+  const packed = ['ev', values.join(RECORD_SEPARATOR)];
+  t.same(decodeChange(packed), decodeChange(flat), 'a packed event decodes as its fields one by one');
+  t.equal(JSON.stringify(decodeChange(packed).fields), JSON.stringify(decodeChange(flat).fields), 'its fields in the same order');
+  t.same(unpackedFields(packed), flat, 'unpacked: the fields one by one');
+  t.equal(unpackedFields(flat), flat, 'a record written so stays');
+  t.equal(changeOwner(packed), 'u1');
+  t.throws(() => decodeChange(['ev', values.slice(1).join(RECORD_SEPARATOR)]), /packed event of 9 fields/);
+  t.same(unpackedFields(['ev', 'x']), ['ev', 'x'], 'an unreadable one is kept as it came');
 
   const us = decodeChange(['k', 'us', 'o', 'review', 'u', 'u2', 'at', '2000', 'e', 'op', 'd', '2026-11-22', 'c', '', 'p', '', 'pa', '{}', 'uf', '{}']);
   if (us.kind !== 'us') throw new Error('kind');

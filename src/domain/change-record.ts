@@ -24,3 +24,28 @@ export const RECORD_FIELD = {
 } as const;
 
 export const RECORD_KIND = { event: 'ev', user: 'us', timeGrant: 'tg', erasure: 'er' } as const;
+
+/**
+ * An event's record, most of every stream, is packed into one stream field
+ * named after its kind: these fields' values in this order (lua/event.lua
+ * writes them), joined by RECORD_SEPARATOR. Every one is JSON, a number or
+ * empty, and JSON escapes control characters, so none holds the separator.
+ * One field where there were eleven: the flusher's read of a record made
+ * 22 strings and buffers in ioredis, and Redis stores and sends 2 elements.
+ */
+export const PACKED_EVENT = [
+  RECORD_FIELD.event,
+  RECORD_FIELD.total,
+  RECORD_FIELD.created,
+  RECORD_FIELD.patch,
+  RECORD_FIELD.points,
+  RECORD_FIELD.completions,
+  RECORD_FIELD.periods,
+  RECORD_FIELD.boards,
+  RECORD_FIELD.leagues,
+  RECORD_FIELD.userFields,
+] as const;
+
+/** ASCII's unit separator. */
+export const RECORD_SEPARATOR = '\x1f';
+

@@ -1,14 +1,16 @@
 import type { ScriptPoints } from '../domain/points';
 import type { ScriptBoard } from '../domain/leaderboards';
 import type { ScriptLeague } from '../domain/leagues';
-import { RECORD_FIELD as F, RECORD_KIND as K } from '../domain/change-record';
+import { PACKED_EVENT, RECORD_FIELD as F, RECORD_KIND as K, RECORD_SEPARATOR } from '../domain/change-record';
 
 /**
  * The change record: what one script call changed, appended to the tenant's
  * change stream (lua/lib/10-common.lua append_change) and read by the
  * flusher (Postgres), the webhook deriver and the live feed, all through
  * decodeChange below. Stream fields (named in domain/change-record.ts, whose
- * names the scripts use through the prelude), as the scripts write them:
+ * names the scripts use through the prelude), as the scripts write them (an
+ * event's since 2026-11-28 packed into one field, see PACKED_EVENT; both
+ * forms are read):
  *   k    kind: 'ev' event (event.lua), 'us' user change (user_upsert,
  *        achievement_complete, user_review, streak_read, streak_admin),
  *        'tg' time grant (time_grant), 'er' erasure marker (user_erase)
@@ -87,11 +89,32 @@ function json<T>(raw: string | undefined): T | null {
   return raw && raw !== '{}' ? (JSON.parse(raw) as T) : null;
 }
 
-/** A stream entry's flat field, value, ... list as an object. */
+/**
+ * A stream entry's flat field, value, ... list as an object: a packed
+ * event's as the same object its fields would make written one by one (the
+ * webhook deriver names a record by it).
+ */
 export function recordFields(flat: string[]): Record<string, string | undefined> {
   const f: Record<string, string> = {};
+  if (flat.length === 2 && flat[0] === K.event) {
+    const values = flat[1]!.split(RECORD_SEPARATOR);
+    if (values.length !== PACKED_EVENT.length) throw new Error(`a packed event of ${values.length} fields`);
+    f[F.kind] = K.event;
+    for (let i = 0; i < values.length; i++) f[PACKED_EVENT[i]!] = values[i]!;
+    return f;
+  }
   for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
   return f;
+}
+
+/** A stream entry's fields written one by one: a packed event's unpacked (see recordFields), any other entry as it is. */
+export function unpackedFields(flat: string[]): string[] {
+  if (flat.length !== 2 || flat[0] !== K.event) return flat;
+  try {
+    return Object.entries(recordFields(flat)).flat() as string[];
+  } catch {
+    return flat; // unreadable: kept as it came
+  }
 }
 
 /** The one decoder of change records; throws on a malformed one. */

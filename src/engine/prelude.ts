@@ -17,7 +17,7 @@ import { HISTORY_KEPT } from '../domain/streaks';
 import { COMPLETIONS_PREFIX, USERS_STAT } from '../domain/achievements';
 import { CLOSED_TICK, LEAGUE_APPLIED_FIELD, RUN_OPENED_PREFIX, RUN_PARAMS_FIELD, RUN_ROOM_PREFIX, RUN_TICK_FIELD } from '../domain/leagues';
 import { CONFIG_VERSION_FIELD, CONTROL_RATIO_FIELD, DEFAULT_ZONE_FIELD } from '../domain/config-hash';
-import { RECORD_FIELD as F, RECORD_KIND as K } from '../domain/change-record';
+import { RECORD_FIELD as F, RECORD_KIND as K, RECORD_SEPARATOR } from '../domain/change-record';
 
 export const PRELUDE = {
   // The user hash (domain/user-hash.ts).
@@ -87,6 +87,7 @@ export const PRELUDE = {
   CR_BOARDS: F.boards,
   CR_LEAGUES: F.leagues,
   CR_USER_FIELDS: F.userFields,
+  CR_SEPARATOR: RECORD_SEPARATOR,
   KIND_EVENT: K.event,
   KIND_USER: K.user,
   KIND_TIME_GRANT: K.timeGrant,

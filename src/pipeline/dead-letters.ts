@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import type { Logger } from '../observability/log';
 import { deadLettered } from '../observability/metrics';
 import type { Tenant } from '../store/tenants';
+import { unpackedFields } from '../engine/change-record';
 
 /**
  * Change records Postgres refused for good. A batch that fails with such an
@@ -95,7 +96,7 @@ export class DeadLetters {
       `INSERT INTO dead_letters (id, tenant_id, stream_id, record, error, sqlstate, first_failed_at, last_failed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
        ON CONFLICT (tenant_id, stream_id) DO UPDATE SET error = excluded.error, sqlstate = excluded.sqlstate, last_failed_at = excluded.last_failed_at`,
-      [randomUUID(), t.id, streamId, JSON.stringify(encodeRecord(flat)), message, sqlstate, now],
+      [randomUUID(), t.id, streamId, JSON.stringify(encodeRecord(unpackedFields(flat))), message, sqlstate, now],
     );
     deadLettered.inc();
     this.log.error('flusher dead-lettered a change record Postgres refused', {

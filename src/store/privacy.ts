@@ -8,7 +8,7 @@ import { TenantConfigs } from './tenant-config';
 import { scanKeys } from '../redis/client';
 import { idempotencySlot } from '../domain/idempotency';
 import { notFound } from '../errors';
-import { toMap, userJson } from '../domain/users';
+import { userJson } from '../domain/users';
 import { levelFor, levelJson } from '../domain/points';
 import { awardOrder, storedAwardId } from './points-awards';
 import { FREQ_CODE, parseState, periodDates } from '../domain/streaks';
@@ -18,6 +18,7 @@ import { leagueField, parsePlace, runDates } from '../domain/leagues';
 import type { ErasedUser, UserExport } from '../wire/admin';
 import { achievedField, isUser, pointsField, FREEZES_FIELD, streakField, LAST_CHANGE_FIELD, totalField } from '../domain/user-hash';
 import { RECORD_FIELD, RECORD_KIND } from '../domain/change-record';
+import { recordFields } from '../engine/change-record';
 
 /**
  * The tombstone's name for an erased user: a SHA-256 of tenant and user id,
@@ -85,9 +86,9 @@ async function idempotencyMembers(ctx: Ctx, tenant: Tenant, userId: string): Pro
   for (;;) {
     const page = await ctx.redis.xrange(stream, from, '+', 'COUNT', 1000);
     for (const [, flat] of page) {
-      const f = toMap(flat);
-      if (f.get(RECORD_FIELD.kind) !== RECORD_KIND.event) continue;
-      const e = JSON.parse(f.get(RECORD_FIELD.event)!) as { u: string; m: string; ik: string | null };
+      const f = recordFields(flat);
+      if (f[RECORD_FIELD.kind] !== RECORD_KIND.event) continue;
+      const e = JSON.parse(f[RECORD_FIELD.event]!) as { u: string; m: string; ik: string | null };
       if (e.u === userId && e.ik) add(e.m, e.ik);
     }
     if (page.length < 1000) break;
