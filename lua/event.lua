@@ -100,7 +100,7 @@ if member ~= '' then redis.call('SADD', idem, member) end
 -- Packed into one field, in PACKED_EVENT's order (src/domain/change-record.ts):
 -- event, total, created, patch, points, completions, periods, boards, leagues, user fields.
 -- One concatenation (a single Lua instruction over all of them; no table).
-local S = CR_SEPARATOR
-append_change(stream, KIND_EVENT, ARGV[8] .. S .. total .. S .. (created and now or '') .. S .. (changed and ARGV[7] or '')
-  .. S .. points .. S .. done .. S .. periods .. S .. boards .. S .. leagues .. S .. changed_json())
+local SEP = CR_SEPARATOR
+append_change(stream, KIND_EVENT, ARGV[8] .. SEP .. total .. SEP .. (created and now or '') .. SEP .. (changed and ARGV[7] or '')
+  .. SEP .. points .. SEP .. done .. SEP .. periods .. SEP .. boards .. SEP .. leagues .. SEP .. changed_json())
 return {'OK', total, points, done, streak, boards, leagues}

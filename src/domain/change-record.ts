@@ -48,4 +48,3 @@ export const PACKED_EVENT = [
 
 /** ASCII's unit separator. */
 export const RECORD_SEPARATOR = '\x1f';
-
