@@ -49,8 +49,8 @@ export interface PeriodRecord {
 }
 
 interface UserChangeBase {
-  /** The record's fields as written (stable: names a record, see the webhook deriver). */
-  fields: Record<string, string | undefined>;
+  /** The stream entry's field list as read (stable: names a record, see the webhook deriver and recordFields). */
+  raw: string[];
   userId: string;
   at: number;
   /** The operation id (the event id for an event). */
@@ -73,7 +73,7 @@ interface UserChangeBase {
 export type ChangeRecord =
   | (UserChangeBase & { kind: 'ev'; event: EventPart; total: string })
   | (UserChangeBase & { kind: 'us' | 'tg' })
-  | { kind: 'er'; fields: Record<string, string | undefined> };
+  | { kind: 'er'; raw: string[] };
 
 export type UserChangeRecord = Exclude<ChangeRecord, { kind: 'er' }>;
 
@@ -97,8 +97,7 @@ function json<T>(raw: string | undefined): T | null {
 export function recordFields(flat: string[]): Record<string, string | undefined> {
   const f: Record<string, string> = {};
   if (flat.length === 2 && flat[0] === K.event) {
-    const values = flat[1]!.split(RECORD_SEPARATOR);
-    if (values.length !== PACKED_EVENT.length) throw new Error(`a packed event of ${values.length} fields`);
+    const values = packedValues(flat[1]!);
     f[F.kind] = K.event;
     for (let i = 0; i < values.length; i++) f[PACKED_EVENT[i]!] = values[i]!;
     return f;
@@ -117,32 +116,58 @@ export function unpackedFields(flat: string[]): string[] {
   }
 }
 
-/** The one decoder of change records; throws on a malformed one. */
+/**
+ * Where decodeChange finds each field: a packed event's values in
+ * PACKED_EVENT's order, then the fields only other records carry (an
+ * event's are inside its JSON).
+ */
+const LAYOUT = [...PACKED_EVENT, F.user, F.at, F.date, F.origin] as const;
+const AT = Object.fromEntries(LAYOUT.map((f, i) => [f, i])) as Record<(typeof LAYOUT)[number], number>;
+
+/**
+ * The one decoder of change records; throws on a malformed one. A packed
+ * event (most records) is read from its values by place, with no object of
+ * its fields: building one and looking each field up in it doubled the
+ * decoding's cost outside JSON.parse (docs/durability.md).
+ */
 export function decodeChange(flat: string[]): ChangeRecord {
+  if (flat.length === 2 && flat[0] === K.event) return decoded(K.event, flat, packedValues(flat[1]!));
   const f = recordFields(flat);
   const kind = f[F.kind];
-  if (kind === K.erasure) return { kind: 'er', fields: f };
+  if (kind === K.erasure) return { kind: 'er', raw: flat };
   if (kind !== K.event && kind !== K.user && kind !== K.timeGrant) throw new Error(`unknown kind ${String(kind)}`);
-  const ev = kind === K.event ? (JSON.parse(f[F.event]!) as EventPart) : null;
+  return decoded(kind, flat, LAYOUT.map((name) => f[name]));
+}
+
+/** A packed event's values (see PACKED_EVENT). */
+function packedValues(packed: string): string[] {
+  const values = packed.split(RECORD_SEPARATOR);
+  if (values.length !== PACKED_EVENT.length) throw new Error(`a packed event of ${values.length} fields`);
+  return values;
+}
+
+/** A record from its values in LAYOUT's order (absent: undefined). */
+function decoded(kind: UserChangeRecord['kind'], raw: string[], v: (string | undefined)[]): ChangeRecord {
+  const ev = kind === K.event ? (JSON.parse(v[AT[F.event]]!) as EventPart) : null;
   // Built whole, not spread from a common part: V8 copies a spread object
   // property by property through a slow path (a third of the flusher's
   // decoding time when it was spread).
   return {
-    kind, fields: f,
-    userId: ev ? ev.u : f[F.user]!,
-    at: ev ? ev.at : Number(f[F.at]),
-    opId: ev ? ev.id : f[F.event],
-    date: ev ? ev.d : f[F.date],
-    created: f[F.created] ?? '',
-    patch: f[F.patch] ?? '',
-    origin: f[F.origin],
-    points: json<ScriptPoints>(f[F.points]),
-    completions: list(f[F.completions]),
-    periods: list(f[F.periods]),
-    boards: list(f[F.boards]),
-    leagues: list(f[F.leagues]),
-    userFields: f[F.userFields] ?? '[]',
-    event: ev, total: ev ? f[F.total]! : undefined,
+    kind, raw,
+    userId: ev ? ev.u : v[AT[F.user]]!,
+    at: ev ? ev.at : Number(v[AT[F.at]]),
+    opId: ev ? ev.id : v[AT[F.event]],
+    date: ev ? ev.d : v[AT[F.date]],
+    created: v[AT[F.created]] ?? '',
+    patch: v[AT[F.patch]] ?? '',
+    origin: v[AT[F.origin]],
+    points: json<ScriptPoints>(v[AT[F.points]]),
+    completions: list(v[AT[F.completions]]),
+    periods: list(v[AT[F.periods]]),
+    boards: list(v[AT[F.boards]]),
+    leagues: list(v[AT[F.leagues]]),
+    userFields: v[AT[F.userFields]] ?? '[]',
+    event: ev, total: ev ? v[AT[F.total]]! : undefined,
   } as ChangeRecord;
 }
 

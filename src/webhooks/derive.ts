@@ -3,7 +3,7 @@ import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
 import type { BatchHook } from '../pipeline/flusher';
-import { changedFields, UserChangeRecord } from '../engine/change-record';
+import { changedFields, recordFields, UserChangeRecord } from '../engine/change-record';
 import { derivedId } from '../domain/ids';
 import { achievementJson } from '../domain/achievements';
 import { systemChanges } from '../domain/points';
@@ -132,7 +132,7 @@ export class WebhookDeriver implements BatchHook {
         if (v === null) fields.delete(f);
         else fields.set(f, v);
       }
-      const recordKey = derivedId('change', JSON.stringify(r.fields));
+      const recordKey = derivedId('change', JSON.stringify(recordFields(r.raw)));
       let user: unknown;
       const emit = (type: WebhookEventType, subject: string, body: Record<string, unknown>, withUser = true) => {
         if (!wanted.has(type)) return;
