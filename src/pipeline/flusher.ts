@@ -18,6 +18,12 @@ export const FLUSH_BATCH = 500;
  */
 const RETRYABLE = new Set(['40001', '40P01', UNIQUE_VIOLATION]);
 
+/** What a BatchHook reads of a batch (see Batch). */
+export interface BatchRecords {
+  userIds(): string[];
+  records(): Iterable<UserChangeRecord>;
+}
+
 /**
  * Derives more rows from a batch in the batch's own transaction (webhook
  * deliveries). `begin` runs before anything of the batch is written; the
@@ -25,7 +31,7 @@ const RETRYABLE = new Set(['40001', '40P01', UNIQUE_VIOLATION]);
  * commit of a batch that had such a step.
  */
 export interface BatchHook {
-  begin(c: PoolClient, t: Tenant, records: UserChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null>;
+  begin(c: PoolClient, t: Tenant, batch: BatchRecords): Promise<((c: PoolClient) => Promise<void>) | null>;
   committed(): void;
 }
 
@@ -307,7 +313,7 @@ export class Flusher {
       );
       if (!live.rowCount) return null;
       if (kept) batch = new Batch(kept);
-      const step = this.hook ? await this.hook.begin(c, t, batch.records) : null;
+      const step = this.hook ? await this.hook.begin(c, t, batch) : null;
       await writeBatch(c, t.id, batch, firstTry);
       if (step) await step(c);
       return step;

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { Ctx } from '../context';
 import type { Tenant } from '../store/tenants';
 import type { TenantConfig } from '../store/tenant-config';
-import type { BatchHook } from '../pipeline/flusher';
+import type { BatchHook, BatchRecords } from '../pipeline/flusher';
 import { changedFields, recordFields, UserChangeRecord } from '../engine/change-record';
 import { derivedId } from '../domain/ids';
 import { achievementJson } from '../domain/achievements';
@@ -54,15 +54,15 @@ export class WebhookDeriver implements BatchHook {
     if (this.queued) this.onQueued();
   }
 
-  async begin(c: PoolClient, t: Tenant, records: UserChangeRecord[]): Promise<((c: PoolClient) => Promise<void>) | null> {
+  async begin(c: PoolClient, t: Tenant, batch: BatchRecords): Promise<((c: PoolClient) => Promise<void>) | null> {
     this.queued = false;
     const { wanted, active } = await deliveryTargets(c, t.id);
     if (wanted.size === 0 && active.size === 0) return null;
-    const prepared = await this.isolated(c, () => this.prepare(c, t, records), null);
+    const prepared = await this.isolated(c, () => this.prepare(c, t, batch.userIds()), null);
     if (!prepared) return null;
     return (c2) =>
       this.isolated(c2, async () => {
-        const { events, messages } = await this.derive(t, prepared.cfg, wanted, active, records, prepared.state, prepared.tracked);
+        const { events, messages } = await this.derive(t, prepared.cfg, wanted, active, batch.records(), prepared.state, prepared.tracked);
         await enqueue(c2, t.id, events, this.ctx.clock.now());
         await enqueueMessages(c2, t.id, messages, this.ctx.clock.now());
         this.queued = events.length > 0;
@@ -70,9 +70,8 @@ export class WebhookDeriver implements BatchHook {
   }
 
   /** The users' fields as stored before this batch (replayed record by record, so each event shows the user as they were then). */
-  private async prepare(c: PoolClient, t: Tenant, records: UserChangeRecord[]) {
+  private async prepare(c: PoolClient, t: Tenant, ids: string[]) {
     const cfg = await this.ctx.configs.get(t);
-    const ids = [...new Set(records.map((r) => r.userId))];
     const fields = [...PROFILE_FIELDS, FREEZES_FIELD, FREEZE_ANCHOR_FIELD, ...RETENTION_FIELDS];
     if (cfg.streak?.enabled) fields.push(streakField(FREQ_CODE[cfg.streak.frequency]));
     const keep = new Set(fields);
@@ -113,7 +112,7 @@ export class WebhookDeriver implements BatchHook {
     cfg: TenantConfig,
     wanted: Set<WebhookEventType>,
     active: Set<MessageChannel>,
-    records: UserChangeRecord[],
+    records: Iterable<UserChangeRecord>,
     state: Map<string, Map<string, string>>,
     tracked: (field: string) => boolean,
   ): Promise<{ events: WebhookEvent[]; messages: QueuedMessage[] }> {
