@@ -139,9 +139,9 @@ export class Batch {
   /**
    * The batch's records, decoded again one at a time (for the webhook
    * step). Not kept from the decoding above: a batch's decoded records,
-   * held to its commit, were copied by each scavenge meanwhile, about a
-   * fifth of the flusher's CPU (docs/durability.md); a tenant with
-   * webhooks decodes twice instead.
+   * held to its commit, were copied by each scavenge meanwhile (a fifth
+   * of the flusher's CPU in bench:flush-alloc, docs/durability.md); a
+   * tenant with webhooks decodes twice instead.
    */
   *records(): Generator<UserChangeRecord> {
     for (const [, flat] of this.entries) {
