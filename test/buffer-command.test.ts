@@ -24,3 +24,12 @@ t.test('Redis reads back what was sent, in any script or length', async (t) => {
   await t.rejects(r.sendCommand(new BufferCommand('FCALL', ['no-such-function', 0], { replyEncoding: 'utf8' })) as Promise<unknown>, /function not found/i,
     'an error reply reaches the caller');
 });
+
+t.test('a script call made from flat arguments names the keys ioredis finds in the nested form (a cluster routes by them)', async (t) => {
+  const keys = ['{t:1}:u:a', '{t:1}:stream'];
+  const ours = new BufferCommand('FCALL', ['fn', keys.length, ...keys, 'x', 3]);
+  const theirs = new Command('FCALL', ['fn', keys.length, keys, ['x', 3]]);
+  t.same(ours.getKeys(), keys);
+  t.equal(ours.getSlot(), theirs.getSlot());
+  t.same(ours.toWritable(), Buffer.from(theirs.toWritable(undefined as never) as string, 'utf8'));
+});

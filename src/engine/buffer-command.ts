@@ -1,5 +1,21 @@
 import { Command } from 'ioredis';
 
+type CommandOptions = ConstructorParameters<typeof Command>[2];
+
+/**
+ * ioredis's Command flattens its arguments with Array.prototype.flat, which
+ * V8 (node 20) runs on a slow generic path: about 85 ns an element, 2.8 µs
+ * for an event call's 33, more than the rest of making the command. An
+ * array given its own `flat`, which hands it back as it is, skips that.
+ */
+function flatAlready<T>(args: T[]): T[] {
+  (args as unknown as { flat: unknown }).flat = returnSelf;
+  return args;
+}
+function returnSelf(this: unknown): unknown {
+  return this;
+}
+
 /** Byte lengths of the arguments of the command being written (reused: no array per call). */
 const lengths: number[] = [];
 
@@ -40,6 +56,11 @@ const BULK = 0x24; // '$'
  * routes by key.
  */
 export class BufferCommand extends Command {
+  /** `args` flat already: the name's arguments, keys and values, each a string or number. */
+  constructor(name: string, args: (string | number)[], options?: CommandOptions) {
+    super(name, flatAlready(args), options);
+  }
+
   override toWritable(): Buffer {
     const args = this.args as string[];
     let size = 1 + digits(args.length + 1) + 2 + bulkSize(this.name.length);

@@ -112,7 +112,7 @@ export class Engine {
   }
 
   private async send(name: ScriptName | typeof EVENT_GROUP, fn: string, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const fcall = () => this.redis.sendCommand(new BufferCommand('FCALL', [fn, keys.length, keys, args], { replyEncoding: 'utf8' }));
+    const fcall = () => this.redis.sendCommand(new BufferCommand('FCALL', [fn, keys.length, ...keys, ...args], { replyEncoding: 'utf8' }));
     const started = performance.now();
     try {
       return await fcall();
