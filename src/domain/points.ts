@@ -300,6 +300,16 @@ export const systemJson = (s: PointsSystemConfig) => ({
   id: s.id, key: s.key, name: s.name, description: s.description || null, badgeUrl: s.badgeUrl, maxPoints: s.maxPoints,
 });
 
+/** An award's boosts the config still has, as a response shows them (a loop: on Node 20 flatMap costs 0.3-0.6 µs on arrays this small). */
+function boostsJson(cfg: PointsLookup, ids: string[], date: string) {
+  const out: ReturnType<typeof boostJson>[] = [];
+  for (const id of ids) {
+    const b = cfg.boostsById.get(id);
+    if (b) out.push(boostJson(b, date));
+  }
+  return out;
+}
+
 /**
  * The `points` map of an event (or achievement) response: only the systems
  * that changed, with their awards, and `level` only when it changed.
@@ -319,10 +329,7 @@ export function pointsResponse(cfg: PointsLookup, changes: ScriptPoints, opId: s
         date: when,
         total: a.tot,
         trigger: t ? triggerAppJson(t, triggerNames(cfg)) : { id: a.t },
-        boosts: list<string>(a.bo).flatMap((id) => {
-          const b = cfg.boostsById.get(id);
-          return b ? [boostJson(b, date)] : [];
-        }),
+        boosts: boostsJson(cfg, list<string>(a.bo), date),
       };
     });
     // Object.assign, not a spread with more fields after it: on Node 20 that copies
