@@ -27,11 +27,23 @@ export function weekOffset(weekStart: WeekStart): number {
   return (WEEK_STARTS.indexOf(weekStart) + 4) % 7;
 }
 
-/** The current period of each frequency for a local date. */
-export function periodIndexes(date: string, weekStart: WeekStart): { d: number; w: number; m: number } {
+type PeriodIndexes = Readonly<{ d: number; w: number; m: number }>;
+
+/** Computed periods by week start, then date: an event asks up to four times, and a day's events share a few dates. */
+const PERIODS = new Map<WeekStart, Map<string, PeriodIndexes>>();
+
+/** The current period of each frequency for a local date (one object per date: read, never changed). */
+export function periodIndexes(date: string, weekStart: WeekStart): PeriodIndexes {
+  let byDate = PERIODS.get(weekStart);
+  if (!byDate) PERIODS.set(weekStart, (byDate = new Map()));
+  let out = byDate.get(date);
+  if (out) return out;
   const d = dayNumber(date)!;
   const [y, m] = date.split('-').map(Number) as [number, number];
-  return { d, w: Math.floor((d - weekOffset(weekStart)) / 7), m: y * 12 + m - 1 };
+  out = { d, w: Math.floor((d - weekOffset(weekStart)) / 7), m: y * 12 + m - 1 };
+  if (byDate.size >= 4096) byDate.clear();
+  byDate.set(date, out);
+  return out;
 }
 
 /** First and last date of a period. */
