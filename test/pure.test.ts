@@ -4,6 +4,9 @@ import { packScore, runDates, runIndex, scoreTick, scoreValue, TIE_BITS } from '
 import { changedFields, changeOwner, decodeChange, recordFields, unpackedFields } from '../src/engine/change-record';
 import { PACKED_EVENT, RECORD_SEPARATOR } from '../src/domain/change-record';
 import { waves } from '../src/batches/queue';
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { derivedId } from '../src/domain/ids';
 
 /* Pure logic, no server: period indexes and run dates, score packing, change records. */
 
@@ -113,4 +116,20 @@ t.test('batch runs: in order, no user twice in a run', async (t) => {
   t.same(waves(items), [[0, 1], [2, 3, 4], [5], [6, 7]]);
   t.same(waves([]), []);
   t.same(waves(items).flat(), items.map((_, i) => i), 'every item once, in batch order');
+});
+
+// Stored rows and webhook deliveries are named by these ids: a replayed
+// batch or a restarted job must derive exactly the ids it derived before.
+t.test('a derived id is the SHA-256 of its parts (joined by NUL, one more NUL after) in the UUID version 5 layout', async (t) => {
+  const expected = (parts: string[]) => {
+    const hex = createHash('sha256').update(parts.join('\0')).update('\0').digest('hex');
+    const variant = ((parseInt(hex[16]!, 16) & 3) | 8).toString(16);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  };
+  t.equal(derivedId('award', 'e1', 't1', '0'), 'ed6e45b8-cad0-5e10-bb58-dea76d847161', 'an id stored by an earlier version');
+  fc.assert(fc.property(fc.array(fc.string({ unit: 'binary' }), { maxLength: 5 }), (parts) => {
+    const id = derivedId(...parts);
+    t.equal(id, expected(parts));
+    t.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  }), { numRuns: 300 });
 });
