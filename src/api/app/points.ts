@@ -4,7 +4,7 @@ import type { Ctx } from '../../context';
 import { notFound, invalid } from '../../errors';
 import type { Tenant } from '../../store/tenants';
 import { io, ok, route } from '../define';
-import { boostJson, BoostConfig, filtersMatch, levelFor, levelJson, PointsSystemConfig, systemJson, triggerAppJson, triggerNames } from '../../domain/points';
+import { boostJson, BoostConfig, boostsJson, filtersMatch, levelFor, levelJson, PointsSystemConfig, systemJson, triggerAppJson, triggerNames } from '../../domain/points';
 import { localDate, utcDate } from '../../domain/time';
 import type { TenantConfig } from '../../store/tenant-config';
 import { postgresThrough, readUser } from '../../services/user-calls';
@@ -67,10 +67,7 @@ export function pointsReadRoutes(ctx: Ctx) {
               date: a.at.toISOString(),
               total: a.total,
               trigger,
-              boosts: a.boosts.flatMap((id) => {
-                const b = u.cfg.boostsById.get(id);
-                return b ? [boostJson(b, a.localDate)] : [];
-              }),
+              boosts: boostsJson(u.cfg, a.boosts, a.localDate),
             };
           }),
         }));
