@@ -1,4 +1,4 @@
-import { spawn, ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -77,17 +77,6 @@ async function memoryOf(redis: Redis, pattern: string): Promise<{ bytes: number;
   return { bytes, keys };
 }
 
-/** Another of the bench's scripts, run to its end with nothing else running: what it printed. */
-function script(file: string, env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [path.join('dist/bench', file)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => (out += String(d)));
-    proc.once('error', reject);
-    proc.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${file} exited with ${code}`))));
-  });
-}
-
 /**
  * The figures issue 30's targets are set in that the event load above does
  * not give: the record's WAL, Postgres CPU and table bytes over 20,000 users
@@ -95,15 +84,21 @@ function script(file: string, env: Record<string, string>): Promise<string> {
  * each of its users one or two), and the allocation per event beside the
  * stack's own. Sections of RESULTS.md, each the script's own output.
  */
-async function recordSections(): Promise<string[]> {
-  const section = async (title: string, file: string, env: Record<string, string>) => {
+function recordSections(): string[] {
+  // Run to their end with nothing else running, one after the other.
+  const section = (title: string, file: string, env: Record<string, string>) => {
     process.stderr.write(`bench: ${file}\n`);
-    const out = await script(file, env).catch((err: Error) => `failed: ${err.message}\n`);
+    let out: string;
+    try {
+      out = execFileSync(process.execPath, [path.join('dist/bench', file)], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    } catch (err) {
+      out = `failed: ${(err as Error).message}\n`;
+    }
     return [`## ${title}`, '', '```', out.trimEnd(), '```', ''];
   };
   return [
-    ...(await section('The durable record alone (`npm run bench:record`: 20,000 users, about 100,000 events, one process)', 'record.js', { BENCH_USERS: '20000', BENCH_EVENTS: '100000' })),
-    ...(await section('The stack\'s own allocation (`npm run bench:alloc-yardstick`)', 'alloc-yardstick.js', { BENCH_SECONDS: '10' })),
+    ...section('The durable record alone (`npm run bench:record`: 20,000 users, about 100,000 events, one process)', 'record.js', { BENCH_USERS: '20000', BENCH_EVENTS: '100000' }),
+    ...section('The stack\'s own allocation (`npm run bench:alloc-yardstick`)', 'alloc-yardstick.js', { BENCH_SECONDS: '10' }),
   ];
 }
 
@@ -111,7 +106,7 @@ async function main(): Promise<void> {
   let report = '';
   await measure((text) => (report = text));
   if (process.env.BENCH_RECORD === '0') return;
-  writeFileSync(RESULTS, [report, ...(await recordSections())].join('\n'));
+  writeFileSync(RESULTS, [report, ...recordSections()].join('\n'));
 }
 
 /** The run with the baselines: RESULTS.md written (and `done` given its text) once its figures are in. */

@@ -1,4 +1,4 @@
-import { dateFromDay, dayNumber } from './time';
+import { dateFromDay, dayNumber, remembered } from './time';
 import type { EventStreak, StreakPeriod } from '../wire/app';
 
 export type Frequency = 'daily' | 'weekly' | 'monthly';
@@ -29,21 +29,16 @@ export function weekOffset(weekStart: WeekStart): number {
 
 type PeriodIndexes = Readonly<{ d: number; w: number; m: number }>;
 
-/** Computed periods by week start, then date: an event asks up to four times, and a day's events share a few dates. */
-const PERIODS = new Map<WeekStart, Map<string, PeriodIndexes>>();
+/** By week start, then date: an event asks up to four times, and a day's events share a few dates. */
+const PERIODS = new Map(WEEK_STARTS.map((ws) => [ws, remembered((date: string): PeriodIndexes => {
+  const d = dayNumber(date)!;
+  const [y, m] = date.split('-').map(Number) as [number, number];
+  return { d, w: Math.floor((d - weekOffset(ws)) / 7), m: y * 12 + m - 1 };
+})]));
 
 /** The current period of each frequency for a local date (one object per date: read, never changed). */
 export function periodIndexes(date: string, weekStart: WeekStart): PeriodIndexes {
-  let byDate = PERIODS.get(weekStart);
-  if (!byDate) PERIODS.set(weekStart, (byDate = new Map()));
-  let out = byDate.get(date);
-  if (out) return out;
-  const d = dayNumber(date)!;
-  const [y, m] = date.split('-').map(Number) as [number, number];
-  out = { d, w: Math.floor((d - weekOffset(weekStart)) / 7), m: y * 12 + m - 1 };
-  if (byDate.size >= 4096) byDate.clear();
-  byDate.set(date, out);
-  return out;
+  return PERIODS.get(weekStart)!(date);
 }
 
 /** First and last date of a period. */

@@ -66,7 +66,7 @@ export function localDate(ms: number, zone: string): string {
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** Pure date conversions asked for the same few days all the time: remembered (a bounded map). */
-function remembered<K, V>(fn: (k: K) => V): (k: K) => V {
+export function remembered<K, V>(fn: (k: K) => V): (k: K) => V {
   const seen = new Map<K, V>();
   return (k) => {
     let v = seen.get(k);
