@@ -273,6 +273,12 @@ CREATE TABLE laurel.events_default (
     awards text
 );
 
+CREATE TABLE laurel.flush_marks (
+    tenant_id uuid NOT NULL,
+    ver bigint,
+    first_at timestamp with time zone
+);
+
 CREATE TABLE laurel.flushed_operations (
     id uuid NOT NULL,
     tenant_id uuid NOT NULL
@@ -820,6 +826,9 @@ ALTER TABLE ONLY laurel.dead_letters
 ALTER TABLE ONLY laurel.event_days
     ADD CONSTRAINT event_days_pkey PRIMARY KEY (tenant_id, user_id, metric_id, local_date);
 
+ALTER TABLE ONLY laurel.flush_marks
+    ADD CONSTRAINT flush_marks_pkey PRIMARY KEY (tenant_id);
+
 ALTER TABLE ONLY laurel.flushed_operations
     ADD CONSTRAINT flushed_operations_pkey PRIMARY KEY (tenant_id, id);
 
@@ -972,11 +981,11 @@ CREATE INDEX batch_rejections_by_time ON laurel.batch_rejections USING btree (te
 
 CREATE INDEX dead_letters_newest ON laurel.dead_letters USING btree (tenant_id, first_failed_at DESC, id);
 
+CREATE INDEX events_by_time ON ONLY laurel.events USING brin (occurred_at) WITH (autosummarize='on');
+
 CREATE INDEX events_by_user_metric_date ON ONLY laurel.events USING btree (tenant_id, user_id, metric_id, local_date);
 
-CREATE UNIQUE INDEX events_once ON ONLY laurel.events USING btree (tenant_id, occurred_at, id);
-
-CREATE UNIQUE INDEX events_default_tenant_id_occurred_at_id_idx ON laurel.events_default USING btree (tenant_id, occurred_at, id);
+CREATE INDEX events_default_occurred_at_idx ON laurel.events_default USING brin (occurred_at) WITH (autosummarize='on');
 
 CREATE INDEX events_default_tenant_id_user_id_metric_id_local_date_idx ON laurel.events_default USING btree (tenant_id, user_id, metric_id, local_date);
 
@@ -1010,7 +1019,7 @@ CREATE INDEX webhook_deliveries_due ON laurel.webhook_deliveries USING btree (we
 
 CREATE INDEX webhooks_by_tenant ON laurel.webhooks USING btree (tenant_id);
 
-ALTER INDEX laurel.events_once ATTACH PARTITION laurel.events_default_tenant_id_occurred_at_id_idx;
+ALTER INDEX laurel.events_by_time ATTACH PARTITION laurel.events_default_occurred_at_idx;
 
 ALTER INDEX laurel.events_by_user_metric_date ATTACH PARTITION laurel.events_default_tenant_id_user_id_metric_id_local_date_idx;
 
@@ -1039,6 +1048,9 @@ ALTER TABLE ONLY laurel.config_versions
 
 ALTER TABLE ONLY laurel.dead_letters
     ADD CONSTRAINT dead_letters_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY laurel.flush_marks
+    ADD CONSTRAINT flush_marks_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY laurel.flushed_operations
     ADD CONSTRAINT flushed_operations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES laurel.tenants(id) ON DELETE CASCADE;

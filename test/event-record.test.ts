@@ -4,8 +4,9 @@ import { Pool } from 'pg';
 import { startServer, TestServer } from './helpers/harness';
 import { migrate, DEFAULT_TENANT_ID } from '../src/store/migrations';
 import { decodeState, mergeFields } from '../src/store/user-state';
-import { openTriggerPoints } from '../src/store/activity-record';
-import { achievementCompletions, streakLengthCounts } from '../src/store/analytics';
+import { firstEventDay, openTriggerPoints } from '../src/store/activity-record';
+import { achievementCompletions, eventsPerDay, streakLengthCounts } from '../src/store/analytics';
+import { summarizeTimeIndexes } from '../src/store/time-indexes';
 import { latestLengths } from '../src/store/streak-periods';
 import { recentAwards } from '../src/store/points-awards';
 import { awardId } from '../src/domain/points';
@@ -78,8 +79,10 @@ t.test('months are partitions: made ahead at start, events land in theirs, a str
   t.match(await perPartition(s), { events_202603: 1, events_default: 1 }, 'a month without a partition lands in the default one');
   await s.app.scheduler.runOnce();
   t.match(await perPartition(s), { events_202511: 1, events_202603: 1, events_default: 0 }, 'the scheduler made its month and moved the row');
-  const keys = await sql<{ def: string }>(s, `SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'events'::regclass AND indisunique`);
-  t.match(keys.map((k) => k.def), [/\(tenant_id, occurred_at, id\)/], 'its unique key leads with the tenant');
+  const indexes = await sql<{ def: string }>(s, `SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'events'::regclass ORDER BY 1`);
+  t.match(indexes.map((k) => k.def), [/USING brin \(occurred_at\)/, /USING btree \(tenant_id, user_id, metric_id, local_date\)/],
+    'its B-tree leads with the tenant; time windows go through a BRIN summary');
+  t.notOk(indexes.some((k) => / UNIQUE /.test(k.def)), 'no unique key: the flush mark stores each event once');
 });
 
 t.test('EVENT_RETENTION_DAYS drops whole months past the window; summaries and charts answer as before', async (t) => {
@@ -262,6 +265,28 @@ t.test('history written before its time indexes became BRIN is still found by th
     [{ achievementId: achievement, key: 'a', name: 'A', completions: 1, completedBy: 2 }]);
   t.same(await streakLengthCounts(db, DEFAULT_TENANT_ID, 'd', 100, 101), [{ length: 1, users: 1 }, { length: 2, users: 1 }]);
   t.same(await latestLengths(db, DEFAULT_TENANT_ID, 'd'), [{ userId: 'u1', length: 2 }, { userId: 'u2', length: 1 }]);
+});
+
+t.test('events stored before the flush marks: their first day is kept, and a time window finds them through the BRIN summary', async (t) => {
+  const { db, schema } = await schemaAt(t, 34); // the last step with events' unique key (migrations/035)
+  const metric = randomUUID();
+  for (const [at, v] of [['2026-01-05T10:00:00Z', 4], ['2026-03-02T10:00:00Z', 6]] as const) {
+    await db.query(
+      `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at) VALUES ($1, $2, 'old', $3, $4, $4, $5::timestamptz::date, $5)`,
+      [randomUUID(), DEFAULT_TENANT_ID, metric, v, at],
+    );
+  }
+  await migrate(db, schema);
+  t.same((await db.query('SELECT ver FROM flush_marks')).rows, [{ ver: null }], 'no version known: the first batch looks its events up');
+  t.equal(await firstEventDay(db, DEFAULT_TENANT_ID), '2026-01-05', "the tenant's first day");
+  // Summarized as the hourly upkeep does (each month's index), and the planner steered off whole-table reads.
+  await summarizeTimeIndexes(db);
+  await db.query('SET enable_seqscan = off');
+  const day = { day: '2026-03-02', at: new Date('2026-03-02T00:00:00Z') };
+  t.same(await eventsPerDay(db, { tenantId: DEFAULT_TENANT_ID, from: '2026-03-02', end: new Date('2026-03-03T00:00:00Z') }, day, null),
+    [{ date: '2026-03-02', metricId: metric, events: 1, total: 6, activeUsers: 1 }]);
+  const plan = (await db.query(`EXPLAIN SELECT count(*) FROM events WHERE occurred_at >= '2026-03-02' AND occurred_at < '2026-03-03'`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+  t.match(plan, /Bitmap Index Scan on events_\w+_occurred_at_idx/, 'the window read through the BRIN index');
 });
 
 t.test("awards written before events kept their own, in the events' rows before their kinds were kept apart, and as arrays, are read with the new ones, oldest first, ids as they were", async (t) => {

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { sharedRedis, startServer } from './helpers/harness';
+import { redeliver, sharedRedis, startServer } from './helpers/harness';
 import { FLUSH_GROUP } from '../src/redis/keys';
-import { stateValues } from '../src/store/user-state';
+import { stateValues, streamVersion } from '../src/store/user-state';
 import { LAST_CHANGE_FIELD } from '../src/domain/user-hash';
 import { Batch, StreamEntry, writeBatch } from '../src/pipeline/flush-batch';
 import { unpackedFields } from '../src/engine/change-record';
@@ -55,16 +55,14 @@ t.test('a replayed batch changes nothing', async (t) => {
   t.equal(once.completions.length, 4);
 
   // The same records again, as a redelivery would bring them.
-  for (const [, fields] of records) await r.xadd(stream, '*', ...fields);
+  await redeliver(r, stream, records);
   await s.app.flusher.drain();
   t.same(await snapshot(), once);
 
   // Stored records and a new one in one batch: only the new event and its award are added.
   await s.event('m', { user: { id: 'd', name: 'D' }, value: 3 });
   const [fresh] = await r.xrange(stream, '-', '+');
-  await r.del(stream);
-  for (const [, fields] of [...records, fresh!]) await r.xadd(stream, '*', ...fields);
-  await r.xgroup('CREATE', stream, FLUSH_GROUP, '0');
+  await redeliver(r, stream, [...records, fresh!]);
   await s.app.flusher.drain();
   const mixed = await snapshot();
   t.equal(mixed.events.length, 4, 'the new event is stored, the others once');
@@ -200,9 +198,8 @@ t.test('records of every form, several of a user in one batch, store the user ha
 
 // A read may flush records a consumer holds, and a consumer may claim
 // another's: two flushers can write the same records at once. The second
-// waits on the first's uncommitted event, fails on its key once that
-// commits, and then finds everything stored: nothing twice, nothing set
-// aside as unwritable.
+// waits on the tenant's flush mark the first holds, and once that commits
+// finds everything stored: nothing twice, nothing set aside as unwritable.
 t.test('the same records flushed by two flushers at once are stored once', async (t) => {
   const s = await startServer(t);
   await s.app.flusher.stop();
@@ -242,6 +239,38 @@ t.test('the same records flushed by two flushers at once are stored once', async
   t.same((await db.query('SELECT awarded::int, total::int FROM awards')).rows, [{ awarded: 4, total: 4 }], 'and the award once, read through it');
   t.equal(await count('SELECT count(*) AS n FROM dead_letters'), 0, 'no record was set aside');
   t.equal(await r.xlen(s.app.ctx.keys.tenant(0).stream), 0, 'the records were acknowledged');
+});
+
+// Two consumers' batches may commit newest first: the older one's events are
+// then below the flush mark, looked up, and stored once like the rest.
+t.test('batches committed newest first store every event once', async (t) => {
+  const s = await startServer(t);
+  await s.app.flusher.stop();
+  const { m } = await s.metrics(['m']);
+  await s.call('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 2, status: 'active' }] }] });
+  for (const u of ['a', 'b', 'c', 'd']) await s.event('m', { user: { id: u }, value: 3 });
+  const r = await sharedRedis(t);
+  const records = (await r.xrange(s.app.ctx.keys.tenant(0).stream, '-', '+')) as StreamEntry[];
+  const db = s.app.ctx.db;
+  const tenantId = (await db.query('SELECT id FROM tenants')).rows[0].id as string;
+  const write = async (entries: StreamEntry[]) => {
+    const c = await db.connect();
+    try {
+      await c.query('BEGIN');
+      await writeBatch(c, tenantId, new Batch(entries));
+      await c.query('COMMIT');
+    } finally {
+      c.release();
+    }
+  };
+  await write(records.slice(2)); // the newer half first
+  await write(records.slice(0, 3)); // then the older half, with one of the newer again
+  await s.app.flusher.drain(); // and all four once more, as the group still holds them
+
+  const rows = (await db.query('SELECT user_id, value::int FROM events ORDER BY user_id')).rows;
+  t.same(rows, ['a', 'b', 'c', 'd'].map((u) => ({ user_id: u, value: 3 })), 'each event once');
+  t.same((await db.query('SELECT user_id, awarded::int FROM awards ORDER BY user_id')).rows, ['a', 'b', 'c', 'd'].map((u) => ({ user_id: u, awarded: 6 })), 'each award once');
+  t.equal((await db.query('SELECT ver::text FROM flush_marks WHERE tenant_id = $1', [tenantId])).rows[0].ver, streamVersion(records[3]![0]), 'the mark is the newest stored');
 });
 
 // A streak period is recorded again when a later call settles it otherwise

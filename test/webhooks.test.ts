@@ -2,7 +2,7 @@ import t from 'tap';
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { sharedRedis, startServer, TestServer } from './helpers/harness';
+import { redeliver, sharedRedis, startServer, TestServer } from './helpers/harness';
 import { until } from './helpers/process';
 
 interface Received {
@@ -300,7 +300,7 @@ t.test('a batch flushed twice queues each event once', async (t) => {
   await s.app.flusher.drain();
   const count = async () => (await s.app.ctx.db.query('SELECT count(*)::int AS n FROM webhook_deliveries')).rows[0].n;
   t.equal(await count(), 6, 'three events, two endpoints each');
-  for (const [, fields] of records) await r.xadd(stream, '*', ...fields);
+  await redeliver(r, stream, records);
   await s.app.flusher.drain();
   t.equal(await count(), 6, 'the replayed batch added nothing');
   await s.app.webhooks.runOnce();

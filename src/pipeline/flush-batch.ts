@@ -11,6 +11,7 @@ import { LeagueEntries, writeLeagueEntries } from '../store/league-record';
 import { byKey, inTurn, Steps, together } from '../store/db';
 import { CopyRows, copyRows } from '../store/copy';
 import { AwardKind, awardKindIds, awardKindKey } from '../store/award-kinds';
+import { takeFlushMark } from '../store/flush-marks';
 
 /*
  * The SQL side of the flusher: a batch of change records collected into rows
@@ -320,9 +321,9 @@ function oldestVersion(entries: StreamEntry[]): string {
  * Write a collected batch inside the caller's transaction. A batch may come
  * twice (a crash between commit and acknowledgement), so every write is
  * idempotent: the rows kept as state are upserts that keep the newer version,
- * and the append-only history (awards, rank changes) is written only for the
- * operations this batch is the first to store (writeOnce), so those tables
- * need no unique index of their own.
+ * events are stored once (writeEvents), and the append-only history (awards,
+ * rank changes) is written only for the operations this batch is the first
+ * to store (writeOnce), so those tables need no unique index of their own.
  *
  * In two stages of writes independent of each other, each sent together
  * (db.ts together): on the flusher's pipelined connection a batch's
@@ -336,10 +337,11 @@ function oldestVersion(entries: StreamEntry[]): string {
  * statements sent behind a failed copy fail too.
  */
 export async function writeBatch(c: PoolClient, tenantId: string, batch: Batch, firstTry = false): Promise<void> {
+  const unseen = await eventsUnseen(c, tenantId, batch.events);
   const [first] = await stage(
     c,
     firstTry,
-    () => writeOnce(c, tenantId, batch, firstTry),
+    () => writeOnce(c, tenantId, batch, unseen),
     () => writeUsers(c, tenantId, batch.users),
     () => writeBoardEntries(c, tenantId, batch.boardEntries),
     () => writeLeagueEntries(c, tenantId, batch.leagueEntries),
@@ -367,11 +369,32 @@ const stage = <T extends unknown[]>(c: PoolClient, firstTry: boolean, ...steps: 
 export const UNIQUE_VIOLATION = '23505';
 
 /**
+ * Whether none of a batch's events can have been stored before: each is
+ * newer than the tenant's flush mark, which this takes to the commit
+ * (store/flush-marks.ts). A batch of records read for the first time in
+ * stream order is; a redelivery, a claim, a read flushing what a consumer
+ * holds, or batches of two flushers committed out of order may not be.
+ */
+async function eventsUnseen(c: PoolClient, tenantId: string, events: EventRow[]): Promise<boolean> {
+  if (!events.length) return true;
+  let oldest = events[0]!.ver;
+  let newest = oldest;
+  let firstAt = events[0]!.at;
+  for (const e of events) {
+    if (versionBefore(e.ver, oldest)) oldest = e.ver;
+    if (versionBefore(newest, e.ver)) newest = e.ver;
+    if (e.at < firstAt) firstAt = e.at;
+  }
+  const before = await takeFlushMark(c, tenantId, newest, firstAt);
+  return before !== null && versionBefore(before, oldest);
+}
+
+/**
  * Rows with a unique key, copied in (store/copy.ts); on a batch's first try
  * plainly (see writeBatch), else after a savepoint, set in the same
  * message. A batch seldom holds one stored before (a redelivery, a claim, a
- * read flushing what a consumer holds), so looking each up (about 5 µs of
- * Postgres CPU an event) is done only once the key refuses the copy: that
+ * read flushing what a consumer holds), so looking each up is done only
+ * once the key refuses the copy: that
  * is undone to the savepoint and `insertNew` inserts the rows a lookup does
  * not find. Not ON CONFLICT: a speculative insert logs a confirmation
  * record of 48 bytes per row. A second flusher writing the same record at
@@ -397,50 +420,47 @@ async function copyUnlessStored(c: PoolClient, table: string, columns: string, r
 
 /**
  * The events, and the ids of the other operations that pay awards: each
- * stored once under its unique key (an event's tenant, time and id; an
- * operation's id). Returns the ids stored now, not before.
+ * stored once (an event as writeEvents says; an operation under its unique
+ * id). Returns the ids stored now, not before.
  */
-async function writeOnce(c: PoolClient, tenantId: string, batch: Batch, firstTry: boolean): Promise<Set<string>> {
-  const [events, operations] = await stage(
+async function writeOnce(c: PoolClient, tenantId: string, batch: Batch, unseen: boolean): Promise<Set<string>> {
+  const [events, operations] = await together(
     c,
-    firstTry,
-    () => writeEvents(c, tenantId, batch, firstTry),
+    () => writeEvents(c, tenantId, batch, unseen),
     () => writeOperations(c, tenantId, batch.operations),
   );
   return new Set([...events, ...operations]);
 }
 
 /**
- * The ids of the events stored now (writeOnce): copied in unless stored
- * (copyUnlessStored). The lookup names both indexes' keys (a stored event
- * has the same user, metric and date), so whichever one Postgres picks
- * finds it in a probe. Named only by the unique key's columns, a plan made
- * while the month's partition was known to be empty (analyzed or truncated
- * empty) took the per-user index by its tenant alone and read the tenant's
- * every row for each event: seven times the cost per record after 8,000
- * records (bench:flush-pg), and growing with the month.
+ * The ids of the events stored now (writeOnce): copied in when none can be
+ * stored already (`unseen`, see eventsUnseen), else each inserted unless a
+ * lookup finds it. The lookup names the per-user index's key (a stored
+ * event has the same user, metric and date) and the time, which picks the
+ * month's partition; a second flusher of the tenant waits on the flush
+ * mark until this one commits, and then finds its events.
  */
-async function writeEvents(c: PoolClient, tenantId: string, batch: Batch, firstTry: boolean): Promise<string[]> {
+async function writeEvents(c: PoolClient, tenantId: string, batch: Batch, unseen: boolean): Promise<string[]> {
   const ev = batch.events;
   if (!ev.length) return [];
   const kindIds = await awardKindIds(c, tenantId, batch.awardKinds);
   const packed = ev.map((e) => packedAwards(e.aw, kindIds));
   const columns = 'id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, idempotency_key, attributes, ver, awards';
-  let stored: string[] = [];
-  const copied = await copyUnlessStored(c, 'events', columns, eventRows(tenantId, ev, packed), firstTry, async () => {
-    const { rows } = await c.query<{ id: string }>({
-      name: 'flush-events',
-      text: `INSERT INTO events (${columns})
-       SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw
-       FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb, ver bigint, aw text)
-       WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
-                           AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
-       RETURNING id`,
-      values: [tenantId, JSON.stringify(ev.map((e, i) => Object.assign({}, e, { aw: packed[i] })))],
-    });
-    stored = rows.map((r) => r.id);
+  if (unseen) {
+    await copyRows(c, 'events', columns, eventRows(tenantId, ev, packed));
+    return ev.map((e) => e.id);
+  }
+  const { rows } = await c.query<{ id: string }>({
+    name: 'flush-events',
+    text: `INSERT INTO events (${columns})
+     SELECT x.id, $1, x.u, x.m, x.v, x.t, x.d, to_timestamp(x.at / 1000.0), x.ik, x.a, x.ver, x.aw
+     FROM jsonb_to_recordset($2::jsonb) AS x(id uuid, u text, m uuid, v numeric, t numeric, d date, at bigint, ik text, a jsonb, ver bigint, aw text)
+     WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
+                         AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
+     RETURNING id`,
+  values: [tenantId, JSON.stringify(ev.map((e, i) => Object.assign({}, e, { aw: packed[i] })))],
   });
-  return copied ? ev.map((e) => e.id) : stored;
+  return rows.map((r) => r.id);
 }
 
 /** The ids of the other operations paying awards stored now (writeOnce). */

@@ -14,7 +14,7 @@ import { Batch, keptAfterErasures, StreamEntry, UNIQUE_VIOLATION, writeBatch } f
 export const FLUSH_BATCH = 500;
 /**
  * Serialization failure, deadlock, and a unique key taken by another
- * flusher's commit of the same record (see writeOnce): a retry goes through.
+ * flusher's commit of the same record (see copyUnlessStored): a retry goes through.
  */
 const RETRYABLE = new Set(['40001', '40P01', UNIQUE_VIOLATION]);
 

@@ -56,10 +56,14 @@ export async function openTriggerPoints(db: Pool, tenantId: string, at: Date, en
   return rows;
 }
 
-/** The UTC day of the tenant's oldest stored event (null: none): the per-user sums must reach back to it to know first days. */
+/**
+ * The UTC day of the tenant's oldest stored event (null: none): the per-user
+ * sums must reach back to it to know first days. The flusher keeps it
+ * (store/flush-marks.ts): no index of events by tenant and time finds it.
+ */
 export async function firstEventDay(db: Pool, tenantId: string): Promise<string | null> {
   const { rows } = await db.query<{ day: string | null }>(
-    `SELECT to_char(min(occurred_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM events WHERE tenant_id = $1`,
+    `SELECT to_char(first_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM flush_marks WHERE tenant_id = $1`,
     [tenantId],
   );
   return rows[0]?.day ?? null;

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 
-/** The history tables' BRIN time indexes (migrations/029). */
-const BRIN_INDEXES = ['points_awards_by_time', 'streak_periods_by_period'] as const;
+/** The history tables' BRIN time indexes (migrations/029 and 035; a partitioned one summarized partition by partition). */
+const BRIN_INDEXES = ['points_awards_by_time', 'streak_periods_by_period', 'events_by_time'] as const;
 
 /**
  * Summarize the block ranges filled since the last call. Autovacuum does so
@@ -9,5 +9,9 @@ const BRIN_INDEXES = ['points_awards_by_time', 'streak_periods_by_period'] as co
  * not summarized is read whole by every time-window read.
  */
 export async function summarizeTimeIndexes(db: Pool): Promise<void> {
-  for (const index of BRIN_INDEXES) await db.query('SELECT brin_summarize_new_values($1::regclass)', [index]);
+  await db.query(
+    `SELECT brin_summarize_new_values(c.oid) FROM pg_class c WHERE c.relkind = 'i'
+       AND (c.oid = ANY($1::regclass[]) OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = ANY($1::regclass[])))`,
+    [BRIN_INDEXES],
+  );
 }

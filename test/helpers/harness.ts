@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/clock';
 import { startApp, App, AppRoles } from '../../src/app';
 import { purgeKeys } from '../../src/redis/purge';
 import { openRedis, RedisClient, RedisTarget, scanKeys } from '../../src/redis/client';
+import { FLUSH_GROUP } from '../../src/redis/keys';
 import { Relay } from './proxy';
 import { contractWatch } from './contract';
 
@@ -207,6 +208,24 @@ export async function sharedRedis(t: Teardown): Promise<RedisClient> {
   t.teardown(() => r.disconnect());
   return r;
 }
+
+/**
+ * Put stream entries back, each under its own id, as new to the flushers'
+ * group: what a redelivery, a claim or a Redis restored from an older copy
+ * brings again. (Entries deleted once cannot be added back to the same
+ * stream, which never goes below its last id: it is made anew.)
+ */
+export async function redeliver(r: RedisClient, stream: string, entries: [id: string, fields: string[]][]): Promise<void> {
+  await r.del(stream);
+  for (const [id, fields] of [...entries].sort((a, b) => compareIds(a[0], b[0]))) await r.xadd(stream, id, ...fields);
+  await r.xgroup('CREATE', stream, FLUSH_GROUP, '0');
+}
+
+const compareIds = (a: string, b: string): number => {
+  const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bm, bs] = b.split('-').map(BigInt) as [bigint, bigint];
+  return am !== bm ? (am < bm ? -1 : 1) : as < bs ? -1 : as > bs ? 1 : 0;
+};
 
 async function connectShared(target: RedisTarget = loadConfig(process.env)): Promise<RedisClient> {
   const r = openRedis(target, { lazyConnect: true });
