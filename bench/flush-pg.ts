@@ -28,7 +28,7 @@ const USERS = Number(process.env.BENCH_USERS ?? 20_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Every table a flush writes. */
-const WRITTEN = ['events', 'user_state', 'users', 'board_entries', 'leaderboard_events', 'streak_periods', 'achievement_completions', 'points_awards', 'flushed_operations'];
+const WRITTEN = ['events', 'user_state', 'users', 'board_entries', 'leaderboard_events', 'streak_periods', 'achievement_completions', 'points_awards', 'flushed_operations', 'flush_marks'];
 
 type FlusherModule = typeof import('../src/pipeline/flusher');
 /** The transaction a flusher writes one batch in: private, but each build's own code is what is measured. */

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import { redeliver, sharedRedis, startServer } from './helpers/harness';
 import { FLUSH_GROUP } from '../src/redis/keys';
 import { stateValues, streamVersion } from '../src/store/user-state';
@@ -7,6 +8,18 @@ import { LAST_CHANGE_FIELD } from '../src/domain/user-hash';
 import { Batch, StreamEntry, writeBatch } from '../src/pipeline/flush-batch';
 import { unpackedFields } from '../src/engine/change-record';
 import { RECORD_FIELD as F, RECORD_KIND as K } from '../src/domain/change-record';
+
+/** Write a batch as a flusher would, in a transaction of its own, committed. */
+async function committed(db: Pool, tenantId: string, entries: StreamEntry[]): Promise<void> {
+  const c = await db.connect();
+  try {
+    await c.query('BEGIN');
+    await writeBatch(c, tenantId, new Batch(entries));
+    await c.query('COMMIT');
+  } finally {
+    c.release();
+  }
+}
 
 // At least once means a batch can arrive twice (a crash between commit and
 // acknowledgement): the second time must change nothing in Postgres.
@@ -253,16 +266,7 @@ t.test('batches committed newest first store every event once', async (t) => {
   const records = (await r.xrange(s.app.ctx.keys.tenant(0).stream, '-', '+')) as StreamEntry[];
   const db = s.app.ctx.db;
   const tenantId = (await db.query('SELECT id FROM tenants')).rows[0].id as string;
-  const write = async (entries: StreamEntry[]) => {
-    const c = await db.connect();
-    try {
-      await c.query('BEGIN');
-      await writeBatch(c, tenantId, new Batch(entries));
-      await c.query('COMMIT');
-    } finally {
-      c.release();
-    }
-  };
+  const write = (entries: StreamEntry[]) => committed(db, tenantId, entries);
   await write(records.slice(2)); // the newer half first
   await write(records.slice(0, 3)); // then the older half, with one of the newer again
   await s.app.flusher.drain(); // and all four once more, as the group still holds them
@@ -282,16 +286,7 @@ t.test('a later record of a streak period rewrites it, beside new ones', async (
   const tenantId = (await db.query('SELECT id FROM tenants')).rows[0].id as string;
   const record = (id: string, periods: object[]): StreamEntry =>
     [id, [F.kind, K.user, F.event, randomUUID(), F.user, 'a', F.at, '1790000000000', F.date, '2026-09-21', F.periods, JSON.stringify(periods)]];
-  const write = async (entries: StreamEntry[]) => {
-    const c = await db.connect();
-    try {
-      await c.query('BEGIN');
-      await writeBatch(c, tenantId, new Batch(entries));
-      await c.query('COMMIT');
-    } finally {
-      c.release();
-    }
-  };
+  const write = (entries: StreamEntry[]) => committed(db, tenantId, entries);
   await write([record('1-0', [{ f: 'd', p: 10, l: 1, fr: 0, pa: 0 }, { f: 'd', p: 11, l: 2, fr: 0, pa: 0 }])]);
   await write([record('2-0', [{ f: 'd', p: 11, l: 2, fr: 1, pa: 0 }]), record('2-1', [{ f: 'd', p: 10, l: 1, fr: 0, pa: 0 }, { f: 'd', p: 12, l: 3, fr: 0, pa: 1 }])]);
   const { rows } = await db.query('SELECT period, length, used_freeze, used_pause FROM streak_periods WHERE user_id = $1 ORDER BY period', ['a']);
