@@ -80,8 +80,8 @@ export interface AppRoles {
   background: boolean;
   /**
    * With `background`: how many flushers (stream consumers) run side by side,
-   * default 1. Each waits on Postgres most of its time, so several in one
-   * process overlap their round trips.
+   * default 1. A tenant's batches of events are written one at a time, so
+   * several overlap only across tenants (and in reading and decoding).
    */
   flushers?: number;
   /** With `http`: share the port with the other workers of one supervisor (else it is taken exclusively). */

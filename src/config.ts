@@ -126,9 +126,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     flushClaimMs: intVar(env, 'FLUSH_CLAIM_MS', 30_000, 100, 3_600_000),
     workers,
     background,
-    // Each flusher waits on Postgres most of its time, and one alone falls
-    // behind a sustained load of a few thousand events/s: overlap two at least.
-    flushers: intVar(env, 'FLUSHERS', Math.max(2, workers), 1, 64),
+    // A tenant's batches of events are written one at a time (its flush
+    // mark, store/flush-marks.ts): more flushers help only across tenants.
+    flushers: intVar(env, 'FLUSHERS', workers, 1, 64),
     rateLimit: rateLimitVars(env),
     metricsToken: env.METRICS_TOKEN || undefined,
     webhookTimeoutMs: intVar(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -30,9 +30,9 @@ t.test('roles: an HTTP-only server leaves the stream to a background-only one', 
   t.match((await web.call('GET', '/readyz', { key: null })).body, { flusherLag: { entries: 0 } });
 });
 
-t.test('FLUSHERS: two at least by default, one per worker beyond that, and bounded', async (t) => {
+t.test('FLUSHERS: one per worker by default, and bounded', async (t) => {
   const flushers = (env: Record<string, string>) => loadConfig({ PORT: '8080', ...env }).flushers;
-  t.equal(flushers({}), 2, 'a single process still overlaps two flushers');
+  t.equal(flushers({}), 1, 'a single process runs one flusher');
   t.equal(flushers({ WORKERS: '4' }), 4);
   t.equal(flushers({ WORKERS: '4', FLUSHERS: '1' }), 1, 'an explicit setting wins');
   t.throws(() => flushers({ FLUSHERS: '0' }), /FLUSHERS must be an integer from 1 to 64/);
