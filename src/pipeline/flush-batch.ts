@@ -458,7 +458,7 @@ async function writeEvents(c: PoolClient, tenantId: string, batch: Batch, unseen
      WHERE NOT EXISTS (SELECT FROM events e WHERE e.tenant_id = $1 AND e.occurred_at = to_timestamp(x.at / 1000.0) AND e.id = x.id
                          AND e.user_id = x.u AND e.metric_id = x.m AND e.local_date = x.d OFFSET 0)
      RETURNING id`,
-  values: [tenantId, JSON.stringify(ev.map((e, i) => Object.assign({}, e, { aw: packed[i] })))],
+    values: [tenantId, JSON.stringify(ev.map((e, i) => Object.assign({}, e, { aw: packed[i] })))],
   });
   return rows.map((r) => r.id);
 }

@@ -59,7 +59,9 @@ export async function openTriggerPoints(db: Pool, tenantId: string, at: Date, en
 /**
  * The UTC day of the tenant's oldest stored event (null: none): the per-user
  * sums must reach back to it to know first days. The flusher keeps it
- * (store/flush-marks.ts): no index of events by tenant and time finds it.
+ * (store/flush-marks.ts), since no index of events by tenant and time finds
+ * it; an erasure or a dropped month leaves it as it was (those days are
+ * summed already, or hold fewer rows now).
  */
 export async function firstEventDay(db: Pool, tenantId: string): Promise<string | null> {
   const { rows } = await db.query<{ day: string | null }>(
