@@ -11,9 +11,16 @@ CREATE TABLE flush_marks (
   ver bigint,
   first_at timestamptz
 );
--- Versions of events stored before are not known: a tenant's first batch looks its events up.
-INSERT INTO flush_marks (tenant_id, first_at)
-  SELECT t.id, (SELECT min(occurred_at) FROM events e WHERE e.tenant_id = t.id) FROM tenants t;
+-- Every event stored so far must lie at or below its tenant's mark: the
+-- newest version stored, and no lower than the stream versions of now (ten
+-- minutes on, for a Redis clock a little ahead) for events stored before
+-- they had a version (migrations/031). Records still in a stream then are
+-- looked up when they come; those made afterwards are copied in plainly.
+INSERT INTO flush_marks (tenant_id, ver, first_at)
+  SELECT t.id,
+         CASE WHEN e.tenant_id IS NOT NULL THEN greatest(e.ver, (extract(epoch FROM now() + interval '10 minutes') * 1000)::bigint * 1000000) END,
+         e.first_at
+  FROM tenants t LEFT JOIN (SELECT tenant_id, max(ver) AS ver, min(occurred_at) AS first_at FROM events GROUP BY 1) e ON e.tenant_id = t.id;
 
 -- The reads by time (the daily rollups, analytics of open days) find a
 -- window through a BRIN summary, as the other history tables do

@@ -270,14 +270,25 @@ t.test('history written before its time indexes became BRIN is still found by th
 t.test('events stored before the flush marks: their first day is kept, and a time window finds them through the BRIN summary', async (t) => {
   const { db, schema } = await schemaAt(t, 34); // the last step with events' unique key (migrations/035)
   const metric = randomUUID();
-  for (const [at, v] of [['2026-01-05T10:00:00Z', 4], ['2026-03-02T10:00:00Z', 6]] as const) {
+  // The default tenant's events: one stored before events had a version, one after (a version far ahead);
+  // another tenant's, all stored before; a third tenant has none.
+  const [other, empty] = [randomUUID(), randomUUID()];
+  for (const [id, slot] of [[other, 1], [empty, 2]] as const) {
+    await db.query(`INSERT INTO tenants (id, slot, name, created, updated) VALUES ($1, $2, 'T', now(), now())`, [id, slot]);
+  }
+  const stored = [[DEFAULT_TENANT_ID, '2026-01-05T10:00:00Z', 4, null], [DEFAULT_TENANT_ID, '2026-03-02T10:00:00Z', 6, '2500000000000000000'], [other, '2026-02-01T10:00:00Z', 1, null]] as const;
+  for (const [tenant, at, v, ver] of stored) {
     await db.query(
-      `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at) VALUES ($1, $2, 'old', $3, $4, $4, $5::timestamptz::date, $5)`,
-      [randomUUID(), DEFAULT_TENANT_ID, metric, v, at],
+      `INSERT INTO events (id, tenant_id, user_id, metric_id, value, total, local_date, occurred_at, ver) VALUES ($1, $2, 'old', $3, $4, $4, $5::timestamptz::date, $5, $6)`,
+      [randomUUID(), tenant, metric, v, at, ver],
     );
   }
+  const before = BigInt(Date.now()) * 1_000_000n;
   await migrate(db, schema);
-  t.same((await db.query('SELECT ver FROM flush_marks')).rows, [{ ver: null }], 'no version known: the first batch looks its events up');
+  const marks = new Map((await db.query<{ tenant_id: string; ver: string | null }>('SELECT tenant_id, ver::text FROM flush_marks')).rows.map((r) => [r.tenant_id, r.ver]));
+  t.equal(marks.get(DEFAULT_TENANT_ID), '2500000000000000000', 'the mark is the newest version stored');
+  t.ok(BigInt(marks.get(other)!) > before, "without versions, past any record's in the streams then: those records are looked up when they come");
+  t.equal(marks.get(empty), null, 'a tenant without events: its first batch looks its events up');
   t.equal(await firstEventDay(db, DEFAULT_TENANT_ID), '2026-01-05', "the tenant's first day");
   // Summarized as the hourly upkeep does (each month's index), and the planner steered off whole-table reads.
   await summarizeTimeIndexes(db);

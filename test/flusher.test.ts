@@ -277,6 +277,27 @@ t.test('batches committed newest first store every event once', async (t) => {
   t.equal((await db.query('SELECT ver::text FROM flush_marks WHERE tenant_id = $1', [tenantId])).rows[0].ver, streamVersion(records[3]![0]), 'the mark is the newest stored');
 });
 
+// The usual batch, newer than the tenant's flush mark, is copied in without
+// a lookup; brought again, it is at or below the mark and looked up.
+t.test('a batch copied in plainly and then redelivered is stored once', async (t) => {
+  const s = await startServer(t);
+  await s.app.flusher.stop();
+  const { m } = await s.metrics(['m']);
+  await s.call('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 2, status: 'active' }] }] });
+  for (const u of ['a', 'b', 'c']) await s.event('m', { user: { id: u }, value: 3 });
+  const r = await sharedRedis(t);
+  const stream = s.app.ctx.keys.tenant(0).stream;
+  const records = (await r.xrange(stream, '-', '+')) as StreamEntry[];
+  const db = s.app.ctx.db;
+  const tenantId = (await db.query('SELECT id FROM tenants')).rows[0].id as string;
+  await committed(db, tenantId, records.slice(0, 1)); // the mark is set
+  await committed(db, tenantId, records.slice(1)); // newer than it: copied in plainly
+  await redeliver(r, stream, records);
+  await s.app.flusher.drain();
+  t.same((await db.query('SELECT user_id FROM events ORDER BY user_id')).rows.map((x) => x.user_id), ['a', 'b', 'c'], 'each event once');
+  t.same((await db.query('SELECT user_id FROM awards ORDER BY user_id')).rows.map((x) => x.user_id), ['a', 'b', 'c'], 'each award once');
+});
+
 // A streak period is recorded again when a later call settles it otherwise
 // (a freeze spent on it, a restore): the later record wins in Postgres.
 t.test('a later record of a streak period rewrites it, beside new ones', async (t) => {

@@ -597,7 +597,7 @@ async function writePeriods(c: PoolClient, tenantId: string, periods: Batch['per
 
 /**
  * Achievement completions, each (achievement, user) once: the first stays.
- * Copied in unless stored (copyUnlessStored), as events are.
+ * Copied in unless stored (copyUnlessStored).
  */
 async function writeCompletions(c: PoolClient, tenantId: string, completions: Batch['completions'], firstTry: boolean): Promise<void> {
   if (!completions.length) return;

@@ -38,8 +38,9 @@ export interface BatchHook {
 /**
  * Moves change records from each tenant's stream into Postgres: at least once
  * (entries are acknowledged and deleted only after the commit), idempotently
- * (events are keyed by id; a profile change older than the stored row is
- * ignored). Entries left pending by a crashed process are claimed after a while.
+ * (events are stored once by the tenant's flush mark; a profile change
+ * older than the stored row is ignored). Entries left pending by a crashed
+ * process are claimed after a while.
  * This is the stream consumer; the rows and SQL are in flush-batch.ts.
  */
 export class Flusher {
