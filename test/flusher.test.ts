@@ -213,46 +213,53 @@ t.test('records of every form, several of a user in one batch, store the user ha
 // another's: two flushers can write the same records at once. The second
 // waits on the tenant's flush mark the first holds, and once that commits
 // finds everything stored: nothing twice, nothing set aside as unwritable.
-t.test('the same records flushed by two flushers at once are stored once', async (t) => {
-  const s = await startServer(t);
-  await s.app.flusher.stop();
-  const { m } = await s.metrics(['m']);
-  await s.call('POST', '/admin/v1/achievements', { body: [{ key: 'one', name: 'One', trigger: 'metric', metricId: m!.id, metricValue: 1, status: 'active' }] });
-  // An award whose kind (system, trigger) neither flusher has stored yet: both insert it.
-  await s.call('POST', '/admin/v1/points', { body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 2, status: 'active' }] }] });
-  // One record: a batch of more would be halved on the error, and its halves written.
-  await s.event('m', { user: { id: 'a' }, value: 2 });
-  const r = await sharedRedis(t);
-  const records = (await r.xrange(s.app.ctx.keys.tenant(0).stream, '-', '+')) as StreamEntry[];
-  const db = s.app.ctx.db;
-  const tenantId = (await db.query('SELECT id FROM tenants')).rows[0].id as string;
+for (const made of ['with the database', 'since, without a mark yet'] as const) {
+  t.test(`the same records flushed by two flushers at once are stored once (a tenant made ${made})`, async (t) => {
+    const s = await startServer(t);
+    await s.app.flusher.stop();
+    // A tenant made after the migrations has no flush mark row: both flushers find none, and the second waits on the first's insert of it.
+    const tenant = made === 'with the database' ? undefined : 'other';
+    if (tenant) t.equal((await s.call('POST', '/admin/v1/tenants', { body: [{ customerId: tenant, name: 'Other' }] })).status, 201);
+    const { m } = await s.metrics(['m'], tenant);
+    await s.call('POST', '/admin/v1/achievements', { tenant, body: [{ key: 'one', name: 'One', trigger: 'metric', metricId: m!.id, metricValue: 1, status: 'active' }] });
+    // An award whose kind (system, trigger) neither flusher has stored yet: both insert it.
+    await s.call('POST', '/admin/v1/points', { tenant, body: [{ name: 'XP', key: 'xp', triggers: [{ type: 'metric', metricId: m!.id, metricThreshold: 1, points: 2, status: 'active' }] }] });
+    // One record: a batch of more would be halved on the error, and its halves written.
+    t.equal((await s.event('m', { user: { id: 'a' }, value: 2 }, { tenant })).status, 201);
+    const db = s.app.ctx.db;
+    const { id: tenantId, slot } = (await db.query('SELECT id, slot FROM tenants WHERE customer_id IS NOT DISTINCT FROM $1', [tenant ?? null])).rows[0] as { id: string; slot: number };
+    t.equal((await db.query('SELECT 1 FROM flush_marks WHERE tenant_id = $1', [tenantId])).rowCount, tenant ? 0 : 1);
+    const r = await sharedRedis(t);
+    const stream = s.app.ctx.keys.tenant(slot).stream;
+    const records = (await r.xrange(stream, '-', '+')) as StreamEntry[];
 
-  // The other flusher: the same batch, written and not yet committed.
-  const other = await db.connect();
-  t.teardown(() => other.release());
-  await other.query('BEGIN');
-  await writeBatch(other, tenantId, new Batch(records));
-  const pid = (await other.query('SELECT pg_backend_pid() AS p')).rows[0].p as number;
-  const drained = s.app.flusher.drain();
-  // Waiting on a transaction id the other one holds (its own, or a savepoint's).
-  const blocked = async () =>
-    (await db.query(
-      `SELECT 1 FROM pg_locks w JOIN pg_locks h ON h.locktype = 'transactionid' AND h.transactionid = w.transactionid AND h.granted AND h.pid = $1
-       WHERE w.locktype = 'transactionid' AND NOT w.granted`,
-      [pid],
-    )).rowCount! > 0;
-  while (!(await blocked())) await new Promise((res) => setImmediate(res));
-  await other.query('COMMIT');
-  await drained;
+    // The other flusher: the same batch, written and not yet committed.
+    const other = await db.connect();
+    t.teardown(() => other.release());
+    await other.query('BEGIN');
+    await writeBatch(other, tenantId, new Batch(records));
+    const pid = (await other.query('SELECT pg_backend_pid() AS p')).rows[0].p as number;
+    const drained = s.app.flusher.drain();
+    // Waiting on a transaction id the other one holds (its own, or a savepoint's).
+    const blocked = async () =>
+      (await db.query(
+        `SELECT 1 FROM pg_locks w JOIN pg_locks h ON h.locktype = 'transactionid' AND h.transactionid = w.transactionid AND h.granted AND h.pid = $1
+         WHERE w.locktype = 'transactionid' AND NOT w.granted`,
+        [pid],
+      )).rowCount! > 0;
+    while (!(await blocked())) await new Promise((res) => setImmediate(res));
+    await other.query('COMMIT');
+    await drained;
 
-  const count = async (sql: string) => Number((await db.query(sql)).rows[0].n);
-  t.equal(await count('SELECT count(*) AS n FROM events'), 1);
-  t.equal(await count('SELECT count(*) AS n FROM achievement_completions'), 1);
-  t.equal(await count('SELECT count(*) AS n FROM award_kinds'), 1, "the award's kind is stored once");
-  t.same((await db.query('SELECT awarded::int, total::int FROM awards')).rows, [{ awarded: 4, total: 4 }], 'and the award once, read through it');
-  t.equal(await count('SELECT count(*) AS n FROM dead_letters'), 0, 'no record was set aside');
-  t.equal(await r.xlen(s.app.ctx.keys.tenant(0).stream), 0, 'the records were acknowledged');
-});
+    const count = async (table: string) => Number((await db.query(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = $1`, [tenantId])).rows[0].n);
+    t.equal(await count('events'), 1);
+    t.equal(await count('achievement_completions'), 1);
+    t.equal(await count('award_kinds'), 1, "the award's kind is stored once");
+    t.same((await db.query('SELECT awarded::int, total::int FROM awards WHERE tenant_id = $1', [tenantId])).rows, [{ awarded: 4, total: 4 }], 'and the award once, read through it');
+    t.equal(await count('dead_letters'), 0, 'no record was set aside');
+    t.equal(await r.xlen(stream), 0, 'the records were acknowledged');
+  });
+}
 
 // Two consumers' batches may commit newest first: the older one's events are
 // then below the flush mark, looked up, and stored once like the rest.
