@@ -8,6 +8,7 @@ import { startApp, App, AppRoles } from '../../src/app';
 import { purgeKeys } from '../../src/redis/purge';
 import { openRedis, RedisClient, RedisTarget, scanKeys } from '../../src/redis/client';
 import { FLUSH_GROUP } from '../../src/redis/keys';
+import { streamVersion, versionBefore } from '../../src/store/user-state';
 import { Relay } from './proxy';
 import { contractWatch } from './contract';
 
@@ -217,15 +218,10 @@ export async function sharedRedis(t: Teardown): Promise<RedisClient> {
  */
 export async function redeliver(r: RedisClient, stream: string, entries: [id: string, fields: string[]][]): Promise<void> {
   await r.del(stream);
-  for (const [id, fields] of [...entries].sort((a, b) => compareIds(a[0], b[0]))) await r.xadd(stream, id, ...fields);
+  const inOrder = [...entries].sort((a, b) => (versionBefore(streamVersion(a[0]), streamVersion(b[0])) ? -1 : 1));
+  for (const [id, fields] of inOrder) await r.xadd(stream, id, ...fields);
   await r.xgroup('CREATE', stream, FLUSH_GROUP, '0');
 }
-
-const compareIds = (a: string, b: string): number => {
-  const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
-  const [bm, bs] = b.split('-').map(BigInt) as [bigint, bigint];
-  return am !== bm ? (am < bm ? -1 : 1) : as < bs ? -1 : as > bs ? 1 : 0;
-};
 
 async function connectShared(target: RedisTarget = loadConfig(process.env)): Promise<RedisClient> {
   const r = openRedis(target, { lazyConnect: true });
